@@ -1,0 +1,1 @@
+# Installation: library, headers, tools, exported CMake package and pkg-config file.

@@ -1,0 +1,92 @@
+/* pm_error.c - the recorded error message, its trace, and checked allocation. */
+#include "pmesh/pm_error.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char pm_msg[2048];
+static char pm_where[1024];
+static int pm_have_msg;
+
+const char *pm_error_name(int code) {
+  switch (code) {
+#define PM_ERROR_CASE_(name, value, text)                                                 \
+  case value:                                                                             \
+    return text;
+    PM_ERROR_LIST(PM_ERROR_CASE_)
+#undef PM_ERROR_CASE_
+  }
+  return "unknown error";
+}
+
+static const char *pm_basename(const char *file) {
+  /* Keep "src/x.c" rather than the absolute build path. */
+  const char *s = strstr(file, "/src/");
+  if (!s) s = strstr(file, "/tools/");
+  if (!s) s = strstr(file, "/tests/");
+  return s ? s + 1 : file;
+}
+
+int pm_error_set(int code, const char *file, int line, const char *fmt, ...) {
+  if (pm_have_msg) return code;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pm_msg, sizeof pm_msg, fmt, ap);
+  va_end(ap);
+  snprintf(pm_where, sizeof pm_where, "%s:%d", pm_basename(file), line);
+  pm_have_msg = 1;
+  return code;
+}
+
+void pm_error_trace(const char *file, int line) {
+  size_t len = strlen(pm_where);
+  if (len + 64 < sizeof pm_where)
+    snprintf(pm_where + len, sizeof pm_where - len, " <- %s:%d", pm_basename(file), line);
+}
+
+const char *pm_error_message(void) { return pm_msg; }
+const char *pm_error_where(void) { return pm_where; }
+
+void pm_error_clear(void) {
+  pm_msg[0] = '\0';
+  pm_where[0] = '\0';
+  pm_have_msg = 0;
+}
+
+static int pm_alloc_fail(size_t n, size_t size, const char *what, const char *file, int line) {
+  if (size && n > SIZE_MAX / size)
+    return pm_error_set(PM_ERR_MEMORY, file, line,
+                        "cannot allocate %s: %zu items of %zu bytes overflow the address space",
+                        what, n, size);
+  return pm_error_set(PM_ERR_MEMORY, file, line, "out of memory allocating %s (%zu x %zu bytes)",
+                      what, n, size);
+}
+
+int pm_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
+  *ptr = NULL;
+  if (size && n > SIZE_MAX / size) return pm_alloc_fail(n, size, what, file, line);
+  size_t bytes = n * size;
+  *ptr = malloc(bytes ? bytes : 1);
+  if (!*ptr) return pm_alloc_fail(n, size, what, file, line);
+  return PM_OK;
+}
+
+int pm_calloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
+  *ptr = NULL;
+  if (size && n > SIZE_MAX / size) return pm_alloc_fail(n, size, what, file, line);
+  *ptr = calloc(n ? n : 1, size ? size : 1);
+  if (!*ptr) return pm_alloc_fail(n, size, what, file, line);
+  return PM_OK;
+}
+
+int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
+  if (size && n > SIZE_MAX / size) return pm_alloc_fail(n, size, what, file, line);
+  size_t bytes = n * size;
+  void *p = realloc(*ptr, bytes ? bytes : 1);
+  if (!p) return pm_alloc_fail(n, size, what, file, line); /* *ptr still valid */
+  *ptr = p;
+  return PM_OK;
+}
