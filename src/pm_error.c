@@ -50,6 +50,12 @@ void pm_error_trace(const char *file, int line) {
 const char *pm_error_message(void) { return pm_msg; }
 const char *pm_error_where(void) { return pm_where; }
 
+void pm_error_prefix(const char *prefix) {
+  char tmp[sizeof pm_msg];
+  snprintf(tmp, sizeof tmp, "%s%s", prefix, pm_msg);
+  memcpy(pm_msg, tmp, sizeof pm_msg);
+}
+
 void pm_error_clear(void) {
   pm_msg[0] = '\0';
   pm_where[0] = '\0';

@@ -52,6 +52,9 @@ void pm_error_trace(const char *file, int line);
 const char *pm_error_message(void);
 const char *pm_error_where(void);
 
+/** Put `prefix` in front of the recorded message (e.g. the file it concerns). */
+void pm_error_prefix(const char *prefix);
+
 /** Forget the recorded message. */
 void pm_error_clear(void);
 

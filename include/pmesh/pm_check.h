@@ -1,0 +1,26 @@
+/* pm_check.h - validation of a whole partition directory (also hand-edited ones). */
+#ifndef PMESH_PM_CHECK_H
+#define PMESH_PM_CHECK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pm_check_stats {
+  int nparts;
+  int64_t global_nodes, global_elems, external_nodes, exchanged_items;
+} pm_check_stats_t;
+
+/** Check every file of a partition directory against the metadata and each other: each global
+ *  node internal on exactly one rank; neighbour lists mutual; a's export list to b equal to b's
+ *  import list from a (same global ids, same order); externals imported from their owner;
+ *  element owners; connectivity and group names.  Stops at the first violation with a message
+ *  naming the file, section and entry.  Not collective (reads all files in this process). */
+int pm_check_partition(const char *dir, pm_check_stats_t *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

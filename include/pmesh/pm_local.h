@@ -1,0 +1,111 @@
+/* pm_local.h - one rank's local mesh, in memory and in the lecture's file format.
+ *
+ * A local mesh is the lecture's "local data structure": internal nodes 1..N (ascending global
+ * id), external nodes N+1..NP grouped by neighbour (in #NEIBPE order, ascending global id within
+ * a neighbour), and the import/export tables.  pmesh adds what a solver needs: global ids,
+ * coordinates, elements, groups.  In memory every index is 0-based; in files items are 1-based.
+ *
+ * File layout (text; the first seven sections are exactly the lecture's):
+ *   #NEIBPEtot / n_neib          #NEIBPE / neighbour ranks
+ *   #NODE / NP N                 #IMPORTindex / cumulative counts (no leading 0)
+ *   #IMPORTitems / one per line  #EXPORTindex / ...   #EXPORTitems / ...
+ *   #AUXNODE / NA      nodes NP+1..NP+NA: used by kept elements but not exchanged (--halo edge)
+ *   #GLOBALID / NT (= NP + NA), then one global id (Gmsh node tag) per line
+ *   #COORD / NT, then "x y z" per line
+ *   #ELEMENT / NE, then "type gid owner n1 n2 [n3 [n4]]" per line (local 1-based nodes)
+ *   #GROUP / G, then per group: "name dim n_nodes n_faces n_elems", node items (1-based),
+ *          faces "type gid n1 [n2]" one per line, element items (1-based)
+ *   #PARTITION / "fingerprint nparts rank"
+ *   #END
+ * The reader also accepts the lecture's own files (the first seven sections only) and the
+ * spellings #IMPORT_index, #EXPORT_items, ... (case and underscores are ignored). */
+#ifndef PMESH_PM_LOCAL_H
+#define PMESH_PM_LOCAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pm_local_group {
+  char *name;
+  int dim;
+  int32_t n_nodes, *nodes; /* local node indices, ascending */
+  int32_t n_faces;
+  int8_t *face_type;
+  int64_t *face_gid;
+  int32_t *face_ptr, *face_node; /* local node indices */
+  int32_t n_elems, *elems;       /* local element indices, ascending */
+} pm_local_group_t;
+
+typedef struct pm_local {
+  int rank, nparts;
+  int n_neib, *neib;        /* neighbour ranks, ascending */
+  int32_t n_internal;       /* N */
+  int32_t n_total;          /* NP = N + external */
+  int32_t n_aux;            /* NA: element-only nodes after NP (0 for --halo element) */
+  int32_t *import_index;    /* [n_neib+1], import_index[0] = 0 */
+  int32_t *import_item;     /* local node indices (N..NP-1) */
+  int32_t *export_index;    /* [n_neib+1] */
+  int32_t *export_item;     /* local node indices (0..N-1) */
+
+  int has_mesh;             /* 0 for a lecture file with the tables only */
+  int64_t *gid;             /* [NP+NA] global ids */
+  double *xyz;              /* [3*(NP+NA)] */
+  int32_t n_elems;
+  int8_t *elem_type;        /* enum pm_msh_type */
+  int64_t *elem_gid;
+  int32_t *elem_owner;      /* rank owning the element */
+  int32_t *elem_ptr;        /* [n_elems+1] */
+  int32_t *elem_node;       /* local node indices */
+  int n_groups;
+  pm_local_group_t *groups;
+
+  uint64_t fingerprint;     /* of the whole partition (0 if the file has none) */
+} pm_local_t;
+
+/** Allocate an empty local mesh.  Not collective. */
+int pm_local_create(pm_local_t **local);
+void pm_local_destroy(pm_local_t **local);
+
+/** Write a local mesh to `path` (through a temporary name renamed on success).  Not collective. */
+int pm_local_write(const pm_local_t *local, const char *path);
+
+/** Read a local mesh file; every count, index and item is checked (messages name the file, line
+ *  and section).  `expect_rank` >= 0 checks the file's #PARTITION rank.  Not collective. */
+int pm_local_read(const char *path, int expect_rank, pm_local_t **local);
+
+/** Partition metadata (DIR/partition.meta). */
+typedef struct pm_meta {
+  int version;
+  int nparts, dim;
+  int64_t global_nodes, global_elems;
+  char *source;
+  uint64_t source_checksum;
+  char *method, *halo;
+  int64_t seed, ufactor;
+  uint64_t fingerprint;
+  int n_groups;
+  char **group_name;
+  int *group_dim;
+} pm_meta_t;
+
+enum { PM_META_VERSION = 1 };
+
+int pm_meta_write(const pm_meta_t *meta, const char *path);
+int pm_meta_read(const char *path, pm_meta_t **meta);
+void pm_meta_destroy(pm_meta_t **meta);
+
+/** Paths inside a partition directory (buffers of at least `size` bytes). */
+int pm_local_path(const char *dir, int rank, char *buf, size_t size);
+int pm_meta_path(const char *dir, char *buf, size_t size);
+
+/** Default partition directory (written by partition, read by solve): "pmesh.part". */
+#define PM_DEFAULT_PART_DIR "pmesh.part"
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,21 @@
+/* pm_util.h - private helpers shared by pmesh's modules: sorting, timing, memory, strings. */
+#ifndef PMESH_PM_UTIL_H
+#define PMESH_PM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Sort int64 values ascending (radix sort, linear time). */
+int pm_sort_i64(int64_t *v, int64_t n);
+/** Stable order of keys: perm[i] = index of the i-th smallest key (ties by index). */
+int pm_argsort_i64(const int64_t *key, int64_t n, int64_t *perm);
+/** Remove adjacent duplicates of a sorted array; returns the new length. */
+int64_t pm_unique_i64(int64_t *v, int64_t n);
+/** Wall-clock seconds (monotonic). */
+double pm_wtime(void);
+/** Peak resident set size of this process so far, in bytes (0 if unknown). */
+int64_t pm_peak_rss(void);
+/** Duplicate a string (PM_ERR_MEMORY on failure). */
+int pm_strdup(const char *s, char **out);
+
+#endif

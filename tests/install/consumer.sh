@@ -1,0 +1,18 @@
+# Install pmesh into a scratch prefix, then build and run a consumer with find_package(pmesh)
+# and another with pkg-config.
+set -eu
+src=$1; build=$2; mesh=$3
+work="$PWD/work.install"
+rm -rf "$work"; mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+test -x "$work/prefix/bin/partition" && test -x "$work/prefix/bin/meshgen"
+test -f "$work/prefix/include/pmesh/pm_part.h" && test -f "$work/prefix/include/pmesh/pm_version.h"
+cmake -S "$src/tests/install/consumer" -B "$work/cbuild" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/cfg.log"
+cmake --build "$work/cbuild" > "$work/build.log"
+LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" "$work/cbuild/consumer" "$mesh"
+pc=$(ls "$work"/prefix/lib*/pkgconfig/pmesh.pc "$work"/prefix/lib/*/pkgconfig/pmesh.pc 2>/dev/null | head -n 1)
+PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --exists pmesh
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs pmesh)
+mpicc.mpich -std=c11 "$src/tests/install/consumer/consumer.c" $flags -o "$work/consumer_pc"
+LD_LIBRARY_PATH="$(dirname "$(dirname "$pc")"):${LD_LIBRARY_PATH:-}" "$work/consumer_pc" "$mesh"
+echo "installed package works with find_package and pkg-config"
