@@ -17,6 +17,20 @@ typedef struct owner_map {
   int64_t n;
 } owner_map_t;
 
+/* Position of gid in ascending global-id order (= its global node index), or -1. */
+static int64_t position_of(const owner_map_t *om, int64_t gid) {
+  int64_t lo = 0, hi = om->n - 1;
+  while (lo <= hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (om->gid[mid] == gid) return mid;
+    if (om->gid[mid] < gid)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
 static int32_t owner_of(const owner_map_t *om, int64_t gid) {
   int64_t lo = 0, hi = om->n - 1;
   while (lo <= hi) {
@@ -98,8 +112,24 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
                "%lld nodes are internal on some rank, but partition.meta says global_nodes %lld", (long long)n,
                (long long)meta->global_nodes);
 
+  /* Every node's global index is its position in ascending global-id order. */
+  for (int r = 0; r < P; r++) {
+    const pm_local_t *a = loc[r];
+    PM_TRY(pm_local_path(dir, r, path, sizeof path));
+    for (int32_t i = 0; i < a->n_total + a->n_aux; i++) {
+      int64_t pos = position_of(&om, a->gid[i]);
+      PM_TRY_CHECK(pos >= 0, PM_ERR_INCONSISTENT, "%s: #GLOBALID entry %d: global id %lld is internal on no rank", path,
+                   i + 1, (long long)a->gid[i]);
+      PM_TRY_CHECK(a->node_index[i] == pos, PM_ERR_INCONSISTENT,
+                   "%s: #GLOBALID entry %d: global id %lld has index %lld, but its position in ascending global-id "
+                   "order is %lld",
+                   path, i + 1, (long long)a->gid[i], (long long)a->node_index[i], (long long)pos);
+    }
+  }
+
   /* Externals come from their owners; tables mutual and equal; element owners. */
-  int64_t nelem_owned = 0;
+  int64_t nelem_owned = 0, *eidx = NULL;
+  PM_TRY(PM_MALLOC(eidx, meta->global_elems, "element index check"));
   st->external_nodes = st->exchanged_items = 0;
   for (int r = 0; r < P; r++) {
     const pm_local_t *a = loc[r];
@@ -149,9 +179,25 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
       PM_TRY_CHECK(owner_of(&om, gmin) == a->elem_owner[e], PM_ERR_INCONSISTENT,
                    "%s: #ELEMENT %d (global id %lld): owner %d, but its lowest node %lld belongs to rank %d", path,
                    e + 1, (long long)a->elem_gid[e], a->elem_owner[e], (long long)gmin, owner_of(&om, gmin));
-      nelem_owned += a->elem_owner[e] == r;
+      if (a->elem_owner[e] == r) {
+        if (nelem_owned == meta->global_elems) {
+          free(eidx);
+          PM_TRY_CHECK(0, PM_ERR_INCONSISTENT, "%s: #ELEMENT %d: more owned elements than global_elements %lld", path,
+                       e + 1, (long long)meta->global_elems);
+        }
+        eidx[nelem_owned++] = a->elem_index[e];
+      }
     }
   }
+  ierr = pm_sort_i64(eidx, nelem_owned);
+  for (int64_t k = 0; !ierr && k < nelem_owned; k++)
+    if (eidx[k] != k)
+      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                          "%s: the owned elements' indices are not 0..%lld: index %lld is %s", dir,
+                          (long long)meta->global_elems - 1, (long long)(eidx[k] < k ? eidx[k] : k),
+                          eidx[k] < k ? "owned twice" : "owned by no rank");
+  free(eidx);
+  PM_TRY(ierr);
   PM_TRY_CHECK(nelem_owned == meta->global_elems, PM_ERR_INCONSISTENT,
                "%lld elements are owned by the rank whose file lists them, but partition.meta says global_elements "
                "%lld",

@@ -52,9 +52,11 @@ void pm_local_destroy(pm_local_t **local) {
   free(l->export_index);
   free(l->export_item);
   free(l->gid);
+  free(l->node_index);
   free(l->xyz);
   free(l->elem_type);
   free(l->elem_gid);
+  free(l->elem_index);
   free(l->elem_owner);
   free(l->elem_ptr);
   free(l->elem_node);
@@ -128,13 +130,14 @@ int pm_local_write(const pm_local_t *l, const char *path) {
   if (l->has_mesh) {
     int32_t nt = l->n_total + l->n_aux;
     fprintf(fp, "#AUXNODE\n%" PRId32 "\n#GLOBALID\n%" PRId32 "\n", l->n_aux, nt);
-    for (int32_t i = 0; i < nt; i++) fprintf(fp, "%" PRId64 "\n", l->gid[i]);
+    for (int32_t i = 0; i < nt; i++) fprintf(fp, "%" PRId64 " %" PRId64 "\n", l->gid[i], l->node_index[i]);
     fprintf(fp, "#COORD\n%" PRId32 "\n", nt);
     for (int32_t i = 0; i < nt; i++)
       fprintf(fp, "%.17g %.17g %.17g\n", l->xyz[3 * i], l->xyz[3 * i + 1], l->xyz[3 * i + 2]);
     fprintf(fp, "#ELEMENT\n%" PRId32 "\n", l->n_elems);
     for (int32_t e = 0; e < l->n_elems; e++) {
-      fprintf(fp, "%d %" PRId64 " %" PRId32, l->elem_type[e], l->elem_gid[e], l->elem_owner[e]);
+      fprintf(fp, "%d %" PRId64 " %" PRId64 " %" PRId32, l->elem_type[e], l->elem_gid[e], l->elem_index[e],
+              l->elem_owner[e]);
       for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++) fprintf(fp, " %" PRId32, l->elem_node[k] + 1);
       fputc('\n', fp);
     }
@@ -221,8 +224,8 @@ static int read_index(pm_scan_t *s, int n, const char *what, int32_t *index) {
   return PM_OK;
 }
 
-static int read_nodes_list(pm_scan_t *s, int8_t *type, int64_t *gid, int32_t *ptr, int32_t **node, int32_t n,
-                           int32_t nt, int nparts, int32_t *owner, const char *what) {
+static int read_nodes_list(pm_scan_t *s, int8_t *type, int64_t *gid, int64_t *index, int32_t *ptr, int32_t **node,
+                           int32_t n, int32_t nt, int nparts, int32_t *owner, const char *what) {
   int32_t cap = n * 2 + 4, len = 0;
   PM_CALL(PM_MALLOC(*node, cap, what));
   ptr[0] = 0;
@@ -233,6 +236,7 @@ static int read_nodes_list(pm_scan_t *s, int8_t *type, int64_t *gid, int32_t *pt
     PM_CHECK(nv > 0, PM_ERR_FORMAT, "%s:%lld: %s %d: unsupported element type %lld", s->path, (long long)s->line,
              what, e + 1, (long long)t);
     PM_CALL(pm_scan_int64(s, 0, INT64_MAX, "element global id", &g));
+    if (index) PM_CALL(pm_scan_int64(s, 0, INT64_MAX - 1, "element index", &index[e]));
     if (owner) {
       PM_CALL(pm_scan_int64(s, 0, nparts > 0 ? nparts - 1 : INT32_MAX, "element owner rank", &w));
       owner[e] = (int32_t)w;
@@ -333,11 +337,15 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CALL(read_count(s, "#AUXNODE count", 4, INT32_MAX - np, &na));
   l->n_aux = na;
   PM_CALL(expect_header(s, "#GLOBALID", NULL));
-  PM_CALL(read_count(s, "#GLOBALID count", 2, INT32_MAX, &nt));
+  PM_CALL(read_count(s, "#GLOBALID count", 4, INT32_MAX, &nt));
   PM_CHECK(nt == np + na, PM_ERR_FORMAT, "%s:%lld: #GLOBALID count %d must equal NP + NA = %lld", s->path,
            (long long)s->line, nt, (long long)(np + na));
   PM_CALL(PM_MALLOC(l->gid, nt, "global ids"));
-  for (int32_t i = 0; i < nt; i++) PM_CALL(pm_scan_int64(s, 1, INT64_MAX, "global id (#GLOBALID)", &l->gid[i]));
+  PM_CALL(PM_MALLOC(l->node_index, nt, "global node indices"));
+  for (int32_t i = 0; i < nt; i++) {
+    PM_CALL(pm_scan_int64(s, 1, INT64_MAX, "global id (#GLOBALID)", &l->gid[i]));
+    PM_CALL(pm_scan_int64(s, 0, INT64_MAX - 1, "global node index (#GLOBALID)", &l->node_index[i]));
+  }
   PM_CALL(expect_header(s, "#COORD", NULL));
   PM_CALL(read_count(s, "#COORD count", 6, INT32_MAX, &ne));
   PM_CHECK(ne == nt, PM_ERR_FORMAT, "%s:%lld: #COORD count %d must equal the #GLOBALID count %d", s->path,
@@ -345,14 +353,15 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CALL(PM_MALLOC(l->xyz, 3 * (int64_t)nt, "coordinates"));
   for (int64_t i = 0; i < 3 * (int64_t)nt; i++) PM_CALL(pm_scan_double(s, "coordinate (#COORD)", &l->xyz[i]));
   PM_CALL(expect_header(s, "#ELEMENT", NULL));
-  PM_CALL(read_count(s, "#ELEMENT count", 8, INT32_MAX / 4, &ne));
+  PM_CALL(read_count(s, "#ELEMENT count", 10, INT32_MAX / 4, &ne));
   l->n_elems = ne;
   PM_CALL(PM_MALLOC(l->elem_type, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_gid, ne, "elements"));
+  PM_CALL(PM_MALLOC(l->elem_index, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_owner, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_ptr, (int64_t)ne + 1, "elements"));
   /* The owner range is checked against nparts after #PARTITION. */
-  PM_CALL(read_nodes_list(s, l->elem_type, l->elem_gid, l->elem_ptr, &l->elem_node, ne, nt, 0, l->elem_owner,
+  PM_CALL(read_nodes_list(s, l->elem_type, l->elem_gid, l->elem_index, l->elem_ptr, &l->elem_node, ne, nt, 0, l->elem_owner,
                           "#ELEMENT"));
   PM_CALL(expect_header(s, "#GROUP", NULL));
   int32_t ng;
@@ -379,7 +388,7 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
     PM_CALL(PM_MALLOC(gr->face_type, gr->n_faces, "group faces"));
     PM_CALL(PM_MALLOC(gr->face_gid, gr->n_faces, "group faces"));
     PM_CALL(PM_MALLOC(gr->face_ptr, (int64_t)gr->n_faces + 1, "group faces"));
-    PM_CALL(read_nodes_list(s, gr->face_type, gr->face_gid, gr->face_ptr, &gr->face_node, gr->n_faces, nt, 0, NULL,
+    PM_CALL(read_nodes_list(s, gr->face_type, gr->face_gid, NULL, gr->face_ptr, &gr->face_node, gr->n_faces, nt, 0, NULL,
                             "#GROUP face"));
     PM_CALL(PM_MALLOC(gr->elems, gr->n_elems, "group elements"));
     PM_CALL(read_items(s, gr->n_elems, 1, ne, "group element number", gr->elems));

@@ -465,6 +465,7 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
   l->n_elems = ne;
   PM_TRY(PM_MALLOC(l->elem_type, ne, "elements"));
   PM_TRY(PM_MALLOC(l->elem_gid, ne, "elements"));
+  PM_TRY(PM_MALLOC(l->elem_index, ne, "elements"));
   PM_TRY(PM_MALLOC(l->elem_owner, ne, "elements"));
   PM_TRY(PM_MALLOC(l->elem_ptr, ne + 1, "elements"));
   PM_TRY(PM_MALLOC(l->elem_node, nen, "element nodes"));
@@ -474,6 +475,7 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
     p->elid[e] = k;
     l->elem_type[k] = m->elem_type[e];
     l->elem_gid[k] = m->elem_gid[e];
+    l->elem_index[k] = e;
     l->elem_owner[k] = part[min_node(m->elem_node, m->elem_ptr[e], m->elem_ptr[e + 1])];
     int32_t w = l->elem_ptr[k];
     for (int64_t j = m->elem_ptr[e]; j < m->elem_ptr[e + 1]; j++) {
@@ -493,9 +495,11 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
   l->n_aux = na;
   int32_t nt = NP + na;
   PM_TRY(PM_MALLOC(l->gid, nt, "global ids"));
+  PM_TRY(PM_MALLOC(l->node_index, nt, "global node indices"));
   PM_TRY(PM_MALLOC(l->xyz, 3 * (int64_t)nt, "coordinates"));
   for (int32_t k = 0; k < nt; k++) {
     l->gid[k] = m->node_gid[l2g[k]];
+    l->node_index[k] = l2g[k];
     memcpy(l->xyz + 3 * k, m->xyz + 3 * l2g[k], 3 * sizeof(double));
   }
 

@@ -10,9 +10,11 @@
  *   #NODE / NP N                 #IMPORTindex / cumulative counts (no leading 0)
  *   #IMPORTitems / one per line  #EXPORTindex / ...   #EXPORTitems / ...
  *   #AUXNODE / NA      nodes NP+1..NP+NA: used by kept elements but not exchanged (--halo edge)
- *   #GLOBALID / NT (= NP + NA), then one global id (Gmsh node tag) per line
+ *   #GLOBALID / NT (= NP + NA), then per node "tag index": its global id (the Gmsh node tag)
+ *          and its 0-based position in the global node order (ascending tags)
  *   #COORD / NT, then "x y z" per line
- *   #ELEMENT / NE, then "type gid owner n1 n2 [n3 [n4]]" per line (local 1-based nodes)
+ *   #ELEMENT / NE, then "type gid index owner n1 n2 [n3 [n4]]" per line (gid: Gmsh element tag;
+ *          index: 0-based position in the global element order; nodes local, 1-based)
  *   #GROUP / G, then per group: "name dim n_nodes n_faces n_elems", node items (1-based),
  *          faces "type gid n1 [n2]" one per line, element items (1-based)
  *   #PARTITION / "fingerprint nparts rank"
@@ -52,11 +54,13 @@ typedef struct pm_local {
   int32_t *export_item;     /* local node indices (0..N-1) */
 
   int has_mesh;             /* 0 for a lecture file with the tables only */
-  int64_t *gid;             /* [NP+NA] global ids */
+  int64_t *gid;             /* [NP+NA] global ids (Gmsh node tags) */
+  int64_t *node_index;      /* [NP+NA] position in the global node order, 0-based */
   double *xyz;              /* [3*(NP+NA)] */
   int32_t n_elems;
   int8_t *elem_type;        /* enum pm_msh_type */
-  int64_t *elem_gid;
+  int64_t *elem_gid;        /* Gmsh element tag */
+  int64_t *elem_index;      /* position in the global element order, 0-based */
   int32_t *elem_owner;      /* rank owning the element */
   int32_t *elem_ptr;        /* [n_elems+1] */
   int32_t *elem_node;       /* local node indices */

@@ -14,7 +14,7 @@ awk 'BEGIN{s=0} /^#EXPORTitems/{s=1; print; next} s==1{print ($1==4?3:$1); s=2; 
 broken asym "#EXPORTitems entry 1"
 # 2. duplicate owner: rank 1's first internal node given rank 0's first global id (1)
 cp -r good dup
-awk 'BEGIN{s=0} /^#GLOBALID/{s=1; print; next} s==1{print; s=2; next} s==2{print 1; s=3; next} {print}' good/local.1 > dup/local.1
+awk 'BEGIN{s=0} /^#GLOBALID/{s=1; print; next} s==1{print; s=2; next} s==2{print "1 0"; s=3; next} {print}' good/local.1 > dup/local.1
 broken dup "internal on two ranks"
 # 3. bad index: an import item out of range
 cp -r good badidx
