@@ -73,3 +73,14 @@ add_library(pmesh_hdf5 INTERFACE)
 target_include_directories(pmesh_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS})
 target_link_libraries(pmesh_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
 target_compile_definitions(pmesh_hdf5 INTERFACE ${HDF5_C_DEFINITIONS})
+
+# --- libmatheval: expressions in x, y for sources, conductivities and boundary values --------
+find_path(MATHEVAL_INCLUDE_DIR matheval.h)
+find_library(MATHEVAL_LIBRARY NAMES matheval)
+if(NOT MATHEVAL_INCLUDE_DIR OR NOT MATHEVAL_LIBRARY)
+  message(FATAL_ERROR "pmesh: libmatheval not found (matheval.h / libmatheval). "
+                      "Install it with: apt-get install -y --no-install-recommends libmatheval-dev")
+endif()
+add_library(pmesh_matheval INTERFACE)
+target_include_directories(pmesh_matheval SYSTEM INTERFACE "${MATHEVAL_INCLUDE_DIR}")
+target_link_libraries(pmesh_matheval INTERFACE "${MATHEVAL_LIBRARY}")

@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int pm_placeholder_pm_halo_;
