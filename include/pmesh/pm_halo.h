@@ -1,0 +1,80 @@
+/* pm_halo.h - the generic multi-neighbour halo exchange built from a local mesh's tables.
+ *
+ * update:     owner -> external copies (each external node receives its owner's value);
+ * accumulate: external copies -> owner, summed into the owner's value (externals unchanged).
+ * Both have begin/end halves so that interior work can overlap communication.  Values are
+ * interleaved blocks of `bs` items per local node (bs = 1 scalars, 2 vectors, 3 coordinates).
+ * Five interchangeable back-ends give bitwise-identical results.  Each halo owns a duplicate of
+ * the communicator, so its tags never collide with anyone else's. */
+#ifndef PMESH_PM_HALO_H
+#define PMESH_PM_HALO_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pmesh/pm_local.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pm_exchange {
+  PM_EXCHANGE_ISEND,      /* pack, MPI_Isend/MPI_Irecv/MPI_Waitall (the lecture's scheme) */
+  PM_EXCHANGE_SENDRECV,   /* MPI_Sendrecv per neighbour, deadlock-free ordering */
+  PM_EXCHANGE_DATATYPE,   /* no pack buffer: an indexed datatype per export list */
+  PM_EXCHANGE_PERSISTENT, /* MPI_Send_init/MPI_Recv_init once, MPI_Startall per exchange */
+  PM_EXCHANGE_NEIGHBOR,   /* distributed-graph communicator + MPI_Neighbor_alltoallv */
+  PM_EXCHANGE_COUNT
+} pm_exchange_t;
+
+/** Name of a back-end ("isend", ...), and the back-end of a name (PM_ERR_ARG listing the names). */
+const char *pm_exchange_name(pm_exchange_t kind);
+int pm_exchange_parse(const char *name, pm_exchange_t *kind);
+/** The default back-end (the fastest in pmesh's benchmark). */
+pm_exchange_t pm_exchange_default(void);
+
+typedef struct pm_halo pm_halo_t;
+
+/** Build a halo from a local mesh.  Collective on comm.
+ *  Checks, agreed on all ranks: the communicator's size equals local->nparts and its rank equals
+ *  local->rank; every neighbour lists this rank back; the counts each pair exchanges agree.
+ *  The halo copies what it needs from `local` (which may be destroyed afterwards).
+ *  @param[in]  comm   communicator (duplicated; MPI_ERRORS_RETURN set on the duplicate)
+ *  @param[in]  local  this rank's local mesh
+ *  @param[in]  kind   back-end
+ *  @param[out] halo   new halo; pm_halo_destroy() frees it */
+int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo);
+
+/** Free a halo (collective when the back-end holds a communicator or requests); NULL-safe. */
+void pm_halo_destroy(pm_halo_t **halo);
+
+/** Owner -> externals.  data has bs items of `type` per local node (at least NP nodes).
+ *  Between begin and end the caller may read internal entries but must not touch externals.
+ *  Collective among neighbours (every rank of the communicator must call it). */
+int pm_halo_update_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+
+/** Externals -> owners, summed (MPI_INT, MPI_INT64_T, MPI_FLOAT, MPI_DOUBLE).  The sum is made in
+ *  neighbour order, so the result does not depend on message arrival.  Collective. */
+int pm_halo_accumulate_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+int pm_halo_accumulate_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+
+/** Convenience: begin + end. */
+int pm_halo_update(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+
+/** The self-test of the lecture: internal nodes hold their global ids, one update, and every
+ *  external node must hold its own global id.  If `out` is non-NULL, rank 0 writes every rank's
+ *  "RECVbuf <rank> <neighbour> <global id>" lines to it, in rank order.  Collective.
+ *  @param[out] n_wrong  number of wrong external values over all ranks
+ *  @return PM_OK (also when values are wrong: check n_wrong), or an MPI error. */
+int pm_halo_selftest(pm_halo_t *halo, const pm_local_t *local, FILE *out, int64_t *n_wrong);
+
+/** The halo's communicator (the duplicate), number of neighbours, N and NP. */
+MPI_Comm pm_halo_comm(const pm_halo_t *halo);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
