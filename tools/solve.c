@@ -1,1 +1,599 @@
-int main(void) { return 0; }
+/* solve - load the local meshes of a partition on every rank, assemble steady heat conduction
+ * (Poisson) and solve it with parallel preconditioned CG.
+ *
+ *   mpiexec -n P solve [-p DIR] [-o FILE.h5] [--source F] [--conductivity K] [--area A]
+ *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5]
+ *       [--precond none|jacobi] [--rtol EPS] [--maxit N] [--exchange NAME] [--monitor K]
+ *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX] [CONTROL_FILE]
+ *   mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]
+ *
+ * Rank 0 reads the options (and the lecture's control file) and sends them to every rank in one
+ * MPI_Bcast of a struct datatype.  Every rank reads only its own local file.  Errors are agreed
+ * collectively where all ranks are at the same point; the failing rank prints its message. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_scan.h"
+#include "pm_tool.h"
+#include "pmesh/pm_cg.h"
+#include "pmesh/pm_comm.h"
+#include "pmesh/pm_csr.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_fem.h"
+#include "pmesh/pm_halo.h"
+#include "pmesh/pm_local.h"
+#include "pmesh/pm_version.h"
+
+static const char *tool = "solve";
+
+enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
+
+/* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
+ * fingerprint, then characters only: the datatype below is built from that layout. */
+typedef struct params {
+  int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
+  int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim;
+  int n_source, n_cond, n_dir, n_neu;
+  double rtol, area;
+  uint64_t fingerprint;
+  char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
+  char exact[EXPR_LEN];
+  char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];
+  char src_expr[MAXBC][EXPR_LEN], cond_expr[MAXBC][EXPR_LEN], dir_expr[MAXBC][EXPR_LEN], neu_expr[MAXBC][EXPR_LEN];
+} params_t;
+
+static int params_type(MPI_Datatype *type) {
+  int blocklen[4] = {(int)((offsetof(params_t, rtol)) / sizeof(int)), 2, 1,
+                     (int)(sizeof(params_t) - offsetof(params_t, dir))};
+  MPI_Aint disp[4] = {offsetof(params_t, status), offsetof(params_t, rtol), offsetof(params_t, fingerprint),
+                      offsetof(params_t, dir)};
+  MPI_Datatype types[4] = {MPI_INT, MPI_DOUBLE, MPI_UINT64_T, MPI_CHAR};
+  MPI_Datatype t;
+  PM_CALL_MPI(MPI_Type_create_struct(4, blocklen, disp, types, &t));
+  PM_CALL_MPI(MPI_Type_create_resized(t, 0, sizeof(params_t), type));
+  MPI_Type_free(&t);
+  PM_CALL_MPI(MPI_Type_commit(type));
+  return PM_OK;
+}
+
+static void usage(FILE *fp) {
+  fprintf(fp,
+          "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
+          "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n"
+          "\n"
+          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG.\n"
+          "P must equal the number of parts of the partition.\n"
+          "\n"
+          "options:\n"
+          "  -p DIR                 partition directory (default: %s)\n"
+          "  -o FILE.h5             result file (default: result.h5, with result.xmf beside it)\n"
+          "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
+          "                         GROUP= applies it to the elements of a physical group\n"
+          "  --conductivity [GROUP=]K   conductivity k (default 1)\n"
+          "  --area A               cross-section of a 1D bar (default 1)\n"
+          "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
+          "                         boundary=0 when neither --dirichlet nor --neumann is given,\n"
+          "                         xmin=0 with the lecture's control file)\n"
+          "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n"
+          "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
+          "                         (structured grids partitioned with --halo edge)\n"
+          "  --precond none|jacobi  preconditioner (default jacobi)\n"
+          "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n"
+          "  --maxit N              iteration limit (default 10000)\n"
+          "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor (default %s)\n"
+          "  --monitor K            print the residual every K iterations\n"
+          "  --exact EXPR           report max-norm and L2 errors against this solution\n"
+          "  --summary FILE.json    write the run's figures as JSON\n"
+          "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n"
+          "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
+          "  --exchange-test        fill internal nodes with their global ids, exchange, check,\n"
+          "                         print the lecture's RECVbuf lines\n"
+          "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
+          "  --help, --version\n",
+          PM_DEFAULT_PART_DIR, pm_exchange_name(pm_exchange_default()));
+}
+
+/* "GROUP=EXPR" or, where allowed, "EXPR". */
+static int split_bc(const char *opt, const char *v, int need_group, char *group, char *expr) {
+  const char *eq = strchr(v, '=');
+  if (!eq && need_group) {
+    pm_tool_error(tool, "%s %s: expected GROUP=VALUE", opt, v);
+    return -1;
+  }
+  size_t gl = eq ? (size_t)(eq - v) : 0;
+  const char *e = eq ? eq + 1 : v;
+  if ((eq && gl == 0) || gl >= NAME_LEN || strlen(e) >= EXPR_LEN || e[0] == '\0') {
+    pm_tool_error(tool, "%s %s: expected %sVALUE with a group name below %d and a value below %d characters", opt, v,
+                  need_group ? "GROUP=" : "[GROUP=]", NAME_LEN, EXPR_LEN);
+    return -1;
+  }
+  memcpy(group, v, gl);
+  group[gl] = '\0';
+  strcpy(expr, e);
+  return 0;
+}
+
+static int set_path(char *dst, const char *opt, const char *v) {
+  if (strlen(v) >= PATH_LEN) {
+    pm_tool_error(tool, "%s: path longer than %d characters", opt, PATH_LEN - 1);
+    return -1;
+  }
+  strcpy(dst, v);
+  return 0;
+}
+
+/* The lecture's control file: NEg / dX Q A COND / ITERmax / EPS. */
+typedef struct control {
+  int64_t neg, itermax;
+  double dx, q, a, cond, eps;
+} control_t;
+
+static int read_control(const char *path, control_t *c) {
+  pm_scan_t s;
+  PM_CALL(pm_scan_open(&s, path));
+  int ierr = pm_scan_int64(&s, 1, INT64_MAX, "NEg (number of elements, line 1)", &c->neg);
+  if (!ierr) ierr = pm_scan_double(&s, "dX (line 2)", &c->dx);
+  if (!ierr) ierr = pm_scan_double(&s, "Q (line 2)", &c->q);
+  if (!ierr) ierr = pm_scan_double(&s, "A (line 2)", &c->a);
+  if (!ierr) ierr = pm_scan_double(&s, "COND (line 2)", &c->cond);
+  if (!ierr) ierr = pm_scan_int64(&s, 0, INT32_MAX, "ITERmax (line 3)", &c->itermax);
+  if (!ierr) ierr = pm_scan_double(&s, "EPS (line 4)", &c->eps);
+  if (!ierr && !(c->dx > 0 && c->a > 0 && c->cond > 0 && c->eps >= 0))
+    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: dX, A and COND must be positive and EPS >= 0", path);
+  if (!ierr) {
+    const char *t;
+    size_t n;
+    ierr = pm_scan_token(&s, &t, &n);
+    if (!ierr && t)
+      ierr = PM_SCAN_FAIL(&s, PM_ERR_FORMAT, "unexpected '%s' after EPS: the control file has 4 lines", s.tok);
+  }
+  pm_scan_close(&s);
+  return ierr;
+}
+
+static int group_index(const pm_meta_t *m, const char *name) {
+  for (int g = 0; g < m->n_groups; g++)
+    if (strcmp(m->group_name[g], name) == 0) return g;
+  return -1;
+}
+
+static void list_groups(const pm_meta_t *m, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int g = 0; g < m->n_groups && len + 2 < size; g++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s (dim %d)", g ? ", " : "", m->group_name[g], m->group_dim[g]);
+}
+
+/* Rank 0: options, control file and metadata into p.  Returns 0, or -1 after printing why. */
+static int parse(int argc, char **argv, int nranks, params_t *p) {
+  const char *control = NULL;
+  int set_src = 0, set_cond = 0, set_area = 0, set_maxit = 0, set_rtol = 0;
+  p->scheme = PM_SCHEME_FEM;
+  p->precond = PM_PRECOND_JACOBI;
+  p->exchange = pm_exchange_default();
+  p->maxit = 10000;
+  p->rtol = 1e-8;
+  p->area = 1.0;
+  strcpy(p->dir, PM_DEFAULT_PART_DIR);
+  strcpy(p->out_h5, "result.h5");
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      p->status = 2;
+      return 0;
+    }
+    if (!strcmp(a, "--version")) {
+      printf("solve (pmesh) %s\n", PMESH_VERSION);
+      p->status = 2;
+      return 0;
+    }
+    if (!strcmp(a, "--exchange-test")) {
+      p->exchange_test = 1;
+      continue;
+    }
+    static const char *valued[] = {"-p", "-o", "--source", "--conductivity", "--area", "--dirichlet", "--neumann",
+                                   "--scheme", "--precond", "--rtol", "--maxit", "--exchange", "--monitor", "--exact",
+                                   "--summary", "--dump-matrix", "--dump-solution", NULL};
+    int is_valued = 0;
+    for (int k = 0; valued[k]; k++) is_valued |= !strcmp(a, valued[k]);
+    if (!is_valued) {
+      if (a[0] == '-' && a[1]) {
+        pm_tool_error(tool, "unknown option '%s' (see solve --help)", a);
+        return -1;
+      }
+      if (control) {
+        pm_tool_error(tool, "unexpected argument '%s': one control file at most", a);
+        return -1;
+      }
+      control = a;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      pm_tool_error(tool, "option %s needs a value (see solve --help)", a);
+      return -1;
+    }
+    const char *v = argv[++i];
+    int64_t iv;
+    if (!strcmp(a, "-p")) {
+      if (set_path(p->dir, a, v)) return -1;
+    } else if (!strcmp(a, "-o")) {
+      if (set_path(p->out_h5, a, v)) return -1;
+    } else if (!strcmp(a, "--summary")) {
+      if (set_path(p->summary, a, v)) return -1;
+    } else if (!strcmp(a, "--dump-matrix")) {
+      if (set_path(p->dump, a, v)) return -1;
+    } else if (!strcmp(a, "--dump-solution")) {
+      if (set_path(p->dump_u, a, v)) return -1;
+    } else if (!strcmp(a, "--exact")) {
+      if (strlen(v) >= EXPR_LEN || !v[0]) {
+        pm_tool_error(tool, "--exact: expected an expression below %d characters", EXPR_LEN);
+        return -1;
+      }
+      strcpy(p->exact, v);
+    } else if (!strcmp(a, "--source") || !strcmp(a, "--conductivity") || !strcmp(a, "--dirichlet") ||
+               !strcmp(a, "--neumann")) {
+      int which = !strcmp(a, "--source") ? 0 : !strcmp(a, "--conductivity") ? 1 : !strcmp(a, "--dirichlet") ? 2 : 3;
+      int *cnt[4] = {&p->n_source, &p->n_cond, &p->n_dir, &p->n_neu};
+      char(*grp[4])[NAME_LEN] = {p->src_group, p->cond_group, p->dir_group, p->neu_group};
+      char(*ex[4])[EXPR_LEN] = {p->src_expr, p->cond_expr, p->dir_expr, p->neu_expr};
+      if (*cnt[which] == MAXBC) {
+        pm_tool_error(tool, "%s: at most %d of them", a, MAXBC);
+        return -1;
+      }
+      if (split_bc(a, v, which >= 2, grp[which][*cnt[which]], ex[which][*cnt[which]])) return -1;
+      (*cnt[which])++;
+      if (which == 0) set_src = 1;
+      if (which == 1) set_cond = 1;
+    } else if (!strcmp(a, "--area")) {
+      if (pm_tool_double(tool, a, v, 1e-300, 1e300, &p->area)) return -1;
+      set_area = 1;
+    } else if (!strcmp(a, "--scheme")) {
+      if (!strcmp(v, "fem")) {
+        p->scheme = PM_SCHEME_FEM;
+      } else if (!strcmp(v, "fdm5")) {
+        p->scheme = PM_SCHEME_FDM5;
+      } else {
+        pm_tool_error(tool, "--scheme %s: expected fem or fdm5", v);
+        return -1;
+      }
+    } else if (!strcmp(a, "--precond")) {
+      if (!strcmp(v, "none")) {
+        p->precond = PM_PRECOND_NONE;
+      } else if (!strcmp(v, "jacobi")) {
+        p->precond = PM_PRECOND_JACOBI;
+      } else {
+        pm_tool_error(tool, "--precond %s: expected none or jacobi", v);
+        return -1;
+      }
+    } else if (!strcmp(a, "--rtol")) {
+      if (pm_tool_double(tool, a, v, 0, 1, &p->rtol)) return -1;
+      set_rtol = 1;
+    } else if (!strcmp(a, "--maxit")) {
+      if (pm_tool_int(tool, a, v, 0, INT32_MAX, &iv)) return -1;
+      p->maxit = (int)iv;
+      set_maxit = 1;
+    } else if (!strcmp(a, "--monitor")) {
+      if (pm_tool_int(tool, a, v, 1, INT32_MAX, &iv)) return -1;
+      p->monitor = (int)iv;
+    } else if (!strcmp(a, "--exchange")) {
+      pm_exchange_t k;
+      if (pm_exchange_parse(v, &k)) {
+        pm_tool_report(tool, PM_ERR_ARG);
+        return -1;
+      }
+      p->exchange = (int)k;
+    }
+  }
+  /* XDMF beside the HDF5 file. */
+  size_t len = strlen(p->out_h5);
+  if (len < 3 || strcmp(p->out_h5 + len - 3, ".h5") != 0) {
+    pm_tool_error(tool, "-o %s: the result file's name must end in .h5", p->out_h5);
+    return -1;
+  }
+  snprintf(p->out_xmf, PATH_LEN, "%.*s.xmf", (int)(len - 3), p->out_h5);
+
+  /* The partition's metadata: rank count, groups, fingerprint. */
+  char path[PATH_LEN + 64];
+  pm_meta_t *meta = NULL;
+  int ierr = pm_meta_path(p->dir, path, sizeof path);
+  if (!ierr) ierr = pm_meta_read(path, &meta);
+  if (ierr) {
+    pm_tool_report(tool, ierr);
+    fprintf(stderr, "%s: hint: make a partition first: partition MESH %d -o %s\n", tool, nranks, p->dir);
+    return -1;
+  }
+  int rc = -1;
+  p->nparts = meta->nparts;
+  p->dim = meta->dim;
+  p->fingerprint = meta->fingerprint;
+  if (meta->nparts != nranks) {
+    pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
+                  nranks, meta->nparts);
+    goto done;
+  }
+  if (control) {
+    control_t c;
+    ierr = read_control(control, &c);
+    if (ierr) {
+      pm_tool_report(tool, ierr);
+      goto done;
+    }
+    if (c.neg != meta->global_elems) {
+      pm_tool_error(tool, "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64 " elements (make it with: meshgen line %" PRId64 " %g)",
+                    control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
+      goto done;
+    }
+    if (!set_src) snprintf(p->src_expr[p->n_source++], EXPR_LEN, "%.17g", c.q);
+    if (!set_cond) snprintf(p->cond_expr[p->n_cond++], EXPR_LEN, "%.17g", c.cond);
+    if (!set_area) p->area = c.a;
+    if (!set_maxit) p->maxit = (int)c.itermax;
+    if (!set_rtol) p->rtol = c.eps;
+    if (p->n_dir == 0 && group_index(meta, "xmin") >= 0) {
+      strcpy(p->dir_group[0], "xmin");
+      strcpy(p->dir_expr[0], "0");
+      p->n_dir = 1;
+    }
+  }
+  if (p->n_source == 0) strcpy(p->src_expr[p->n_source++], "1");
+  if (p->n_cond == 0) strcpy(p->cond_expr[p->n_cond++], "1");
+  if (p->n_dir == 0 && p->n_neu == 0 && !p->exchange_test) {
+    strcpy(p->dir_group[0], "boundary");
+    strcpy(p->dir_expr[0], "0");
+    p->n_dir = 1;
+  }
+  /* Every group named must exist (list those that do). */
+  char groups[2048];
+  list_groups(meta, groups, sizeof groups);
+  for (int w = 0; w < 4; w++) {
+    int n = w == 0 ? p->n_source : w == 1 ? p->n_cond : w == 2 ? p->n_dir : p->n_neu;
+    for (int i = 0; i < n; i++) {
+      const char *g = w == 0 ? p->src_group[i] : w == 1 ? p->cond_group[i] : w == 2 ? p->dir_group[i] : p->neu_group[i];
+      static const char *opt[4] = {"--source", "--conductivity", "--dirichlet", "--neumann"};
+      if (!g[0]) continue;
+      int gi = group_index(meta, g);
+      if (gi < 0) {
+        pm_tool_error(tool, "%s %s=...: the mesh has no group '%s'; its groups are: %s", opt[w], g, g, groups);
+        goto done;
+      }
+      if (w <= 1 && meta->group_dim[gi] != meta->dim) {
+        pm_tool_error(tool, "%s %s=...: '%s' is a %dD group; sources and conductivities go on %dD element groups", opt[w],
+                      g, g, meta->group_dim[gi], meta->dim);
+        goto done;
+      }
+      if (w == 3 && meta->group_dim[gi] != meta->dim - 1) {
+        pm_tool_error(tool, "--neumann %s=...: '%s' is a %dD group; fluxes go on %dD boundary groups", g, g,
+                      meta->group_dim[gi], meta->dim - 1);
+        goto done;
+      }
+    }
+  }
+  /* Expressions parse (the ranks would all fail alike; say it once, here). */
+  for (int w = 0; w < 5; w++) {
+    int n = w == 0 ? p->n_source : w == 1 ? p->n_cond : w == 2 ? p->n_dir : w == 3 ? p->n_neu : (p->exact[0] != 0);
+    for (int i = 0; i < n; i++) {
+      const char *e = w == 0 ? p->src_expr[i] : w == 1 ? p->cond_expr[i] : w == 2 ? p->dir_expr[i] : w == 3 ? p->neu_expr[i] : p->exact;
+      pm_expr_t *ex = NULL;
+      ierr = pm_expr_create(e, &ex);
+      pm_expr_destroy(&ex);
+      if (ierr) {
+        pm_tool_report(tool, ierr);
+        goto done;
+      }
+    }
+  }
+  rc = 0;
+done:
+  pm_meta_destroy(&meta);
+  return rc;
+}
+
+/* Report a local failure with the rank, after agreement; returns nonzero when any rank failed. */
+static int agree(MPI_Comm comm, int rank, int ierr) {
+  int all = pm_comm_agree(comm, ierr);
+  if (ierr) {
+    const char *msg = pm_error_message();
+    fprintf(stderr, "%s: error: [rank %d] %s\n", tool, rank, msg[0] ? msg : pm_error_name(ierr));
+    if (getenv("PMESH_TRACE")) fprintf(stderr, "%s: trace: %s\n", tool, pm_error_where());
+  }
+  return all;
+}
+
+static int dump_matrix(const params_t *p, const pm_local_t *l, const pm_csr_t *a, const double *b, int rank) {
+  char path[PATH_LEN + 32];
+  snprintf(path, sizeof path, "%s.%d", p->dump, rank);
+  pm_tool_out_t o;
+  if (pm_tool_open(tool, &o, path)) return PM_ERR_IO;
+  fprintf(o.fp, "# row: global id, DIAG, RHS, then global column id:AMAT in row order\n");
+  for (int32_t i = 0; i < a->n; i++) {
+    fprintf(o.fp, "%" PRId64 " %.17g %.17g", l->gid[i], a->d[i], b[i]);
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) fprintf(o.fp, " %" PRId64 ":%.17g", l->gid[a->item[k]], a->amat[k]);
+    fputc('\n', o.fp);
+  }
+  return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int rank, size, status = EXIT_FAILURE, ierr = PM_OK;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double t0 = MPI_Wtime();
+
+  params_t *p = calloc(1, sizeof *p);
+  MPI_Datatype ptype = MPI_DATATYPE_NULL;
+  pm_local_t *local = NULL;
+  pm_halo_t *halo = NULL;
+  pm_csr_t *a = NULL;
+  double *b = NULL, *u = NULL, *w = NULL;
+  if (!p || params_type(&ptype)) {
+    fprintf(stderr, "%s: error: [rank %d] cannot set up: %s\n", tool, rank, pm_error_message());
+    MPI_Abort(comm, 1);
+  }
+  if (rank == 0 && parse(argc, argv, size, p)) p->status = 1;
+  if (MPI_Bcast(p, 1, ptype, 0, comm) != MPI_SUCCESS) MPI_Abort(comm, 1);
+  if (p->status) {
+    status = p->status == 2 ? EXIT_SUCCESS : EXIT_FAILURE;
+    goto finish;
+  }
+
+  /* Load: every rank its own file. */
+  char path[PATH_LEN + 64];
+  ierr = pm_local_path(p->dir, rank, path, sizeof path);
+  if (!ierr) ierr = pm_local_read(path, rank, &local);
+  if (!ierr && !local->has_mesh)
+    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: has only the lecture's tables (no #GLOBALID, #ELEMENT)", path);
+  if (!ierr && (local->fingerprint != p->fingerprint || local->nparts != p->nparts))
+    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                        "%s: belongs to another partition than %s/partition.meta (fingerprint %016" PRIx64
+                        ", expected %016" PRIx64 "): re-run partition",
+                        path, p->dir, local->fingerprint, p->fingerprint);
+  if (agree(comm, rank, ierr)) goto finish;
+  ierr = pm_halo_create(comm, local, (pm_exchange_t)p->exchange, &halo);
+  if (agree(comm, rank, ierr)) goto finish;
+  double t_load = MPI_Wtime() - t0;
+
+  if (p->exchange_test) {
+    int64_t wrong = 0;
+    ierr = pm_halo_selftest(halo, local, rank == 0 ? stdout : NULL, &wrong);
+    if (agree(comm, rank, ierr)) goto finish;
+    if (rank == 0) {
+      if (wrong)
+        fprintf(stderr, "%s: error: exchange test (%s): %" PRId64 " external values are wrong\n", tool,
+                pm_exchange_name((pm_exchange_t)p->exchange), wrong);
+      else
+        fprintf(stderr, "%s: exchange test (%s) passed on %d ranks\n", tool,
+                pm_exchange_name((pm_exchange_t)p->exchange), size);
+    }
+    status = wrong ? EXIT_FAILURE : EXIT_SUCCESS;
+    goto finish;
+  }
+
+  /* Assemble. */
+  double t1 = MPI_Wtime();
+  pm_group_value_t src[MAXBC], cond[MAXBC], dir[MAXBC], neu[MAXBC];
+  for (int i = 0; i < p->n_source; i++) src[i] = (pm_group_value_t){p->src_group[i][0] ? p->src_group[i] : NULL, p->src_expr[i]};
+  for (int i = 0; i < p->n_cond; i++) cond[i] = (pm_group_value_t){p->cond_group[i][0] ? p->cond_group[i] : NULL, p->cond_expr[i]};
+  for (int i = 0; i < p->n_dir; i++) dir[i] = (pm_group_value_t){p->dir_group[i], p->dir_expr[i]};
+  for (int i = 0; i < p->n_neu; i++) neu[i] = (pm_group_value_t){p->neu_group[i], p->neu_expr[i]};
+  pm_problem_t prob = {(pm_scheme_t)p->scheme, p->area, p->n_source, p->n_cond, src, cond, p->n_dir, p->n_neu, dir, neu};
+  int64_t nfixed = 0;
+  ierr = pm_csr_create(local, p->scheme == PM_SCHEME_FDM5, &a);
+  if (!ierr) ierr = PM_MALLOC(b, local->n_internal, "right-hand side");
+  if (!ierr) ierr = PM_MALLOC(u, local->n_total, "solution");
+  if (!ierr) ierr = pm_fem_assemble(local, &prob, a, b, u, &nfixed);
+  if (!ierr && p->dump[0]) ierr = dump_matrix(p, local, a, b, rank);
+  if (agree(comm, rank, ierr)) goto finish;
+  int64_t nfixed_all = 0, nunknown = 0, nint = local->n_internal;
+  MPI_Allreduce(&nfixed, &nfixed_all, 1, MPI_INT64_T, MPI_SUM, comm);
+  MPI_Allreduce(&nint, &nunknown, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (nfixed_all == 0) {
+    if (rank == 0)
+      fprintf(stderr,
+              "%s: error: no node has a Dirichlet value: the problem is singular (pure Neumann); add --dirichlet "
+              "GROUP=VALUE\n",
+              tool);
+    goto finish;
+  }
+  double t_assembly = MPI_Wtime() - t1;
+
+  /* Solve. */
+  pm_cg_options_t copt = {(pm_precond_t)p->precond, p->rtol, p->maxit, p->monitor, stdout};
+  pm_cg_result_t res;
+  ierr = pm_cg_solve(a, halo, b, u, &copt, &res);
+  if (agree(comm, rank, ierr)) goto finish;
+
+  /* Results: min/max, errors against an exact solution. */
+  double mm[2] = {INFINITY, INFINITY}, err[2] = {0, 0};
+  for (int32_t i = 0; i < local->n_internal; i++) {
+    if (u[i] < mm[0]) mm[0] = u[i];
+    if (-u[i] < mm[1]) mm[1] = -u[i];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_DOUBLE, MPI_MIN, comm);
+  if (p->exact[0]) {
+    pm_expr_t *ex = NULL;
+    ierr = pm_expr_create(p->exact, &ex);
+    if (!ierr) ierr = PM_MALLOC(w, local->n_internal, "weights");
+    if (!ierr) ierr = pm_fem_node_weights(local, w);
+    for (int32_t i = 0; !ierr && i < local->n_internal; i++) {
+      const double *x = local->xyz + 3 * i;
+      double e = fabs(u[i] - pm_expr_eval(ex, x[0], x[1], x[2]));
+      if (e > err[0]) err[0] = e;
+      err[1] += w[i] * e * e;
+    }
+    pm_expr_destroy(&ex);
+    if (agree(comm, rank, ierr)) goto finish;
+    MPI_Allreduce(MPI_IN_PLACE, &err[0], 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &err[1], 1, MPI_DOUBLE, MPI_SUM, comm);
+    err[1] = sqrt(err[1]);
+  }
+  if (p->dump_u[0]) {
+    snprintf(path, sizeof path, "%s.%d", p->dump_u, rank);
+    pm_tool_out_t o;
+    ierr = pm_tool_open(tool, &o, path) ? PM_ERR_IO : PM_OK;
+    for (int32_t i = 0; !ierr && i < local->n_internal; i++)
+      fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g\n", local->gid[i], local->xyz[3 * i], local->xyz[3 * i + 1], u[i]);
+    if (!ierr && pm_tool_close(tool, &o, 1)) ierr = PM_ERR_IO;
+    if (pm_comm_agree(comm, ierr)) goto finish;
+  }
+  double t_output = 0;
+  double t_total = MPI_Wtime() - t0;
+  if (rank == 0) {
+    int it = res.iterations > 0 ? res.iterations : 1;
+    printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s\n", size,
+           nunknown, nfixed_all, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem",
+           p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none", pm_exchange_name((pm_exchange_t)p->exchange));
+    printf("cg: %s after %d iterations, ||r||/||b|| = %.3e (rtol %.1e)\n", res.converged ? "converged" : "NOT converged",
+           res.iterations, res.residual, p->rtol);
+    printf("time per iteration %.3f ms: spmv %.3f, exchange %.3f, reductions %.3f, vector updates %.3f\n",
+           1e3 * res.t_total / it, 1e3 * res.t_spmv / it, 1e3 * res.t_exchange / it, 1e3 * res.t_reduce / it,
+           1e3 * res.t_update / it);
+    printf("u: min %.10g max %.10g\n", mm[0], -mm[1]);
+    if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, err[0], err[1]);
+    printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_assembly, res.t_total,
+           t_output, t_total);
+    if (p->summary[0]) {
+      pm_tool_out_t o;
+      if (!pm_tool_open(tool, &o, p->summary)) {
+        fprintf(o.fp,
+                "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"unknowns\": %" PRId64
+                ",\n  \"fixed\": %" PRId64 ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
+                "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  \"u_max\": %.17g,\n",
+                PMESH_VERSION, size, nunknown, nfixed_all, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem",
+                p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none", pm_exchange_name((pm_exchange_t)p->exchange),
+                res.iterations, res.converged ? "true" : "false", res.residual, mm[0], -mm[1]);
+        if (p->exact[0]) fprintf(o.fp, "  \"error_max\": %.17g,\n  \"error_l2\": %.17g,\n", err[0], err[1]);
+        fprintf(o.fp,
+                "  \"seconds\": {\"load\": %.6f, \"assembly\": %.6f, \"solve\": %.6f, \"per_iteration\": %.9f,\n"
+                "              \"spmv\": %.6f, \"exchange\": %.6f, \"reductions\": %.6f, \"vector_updates\": %.6f,\n"
+                "              \"output\": %.6f, \"total\": %.6f}\n}\n",
+                t_load, t_assembly, res.t_total, res.t_total / it, res.t_spmv, res.t_exchange, res.t_reduce,
+                res.t_update, t_output, t_total);
+        pm_tool_close(tool, &o, 1);
+      }
+    }
+    if (!res.converged)
+      fprintf(stderr, "%s: error: CG did not converge in %d iterations (||r||/||b|| = %.3e > rtol %.1e)\n", tool,
+              res.iterations, res.residual, p->rtol);
+  }
+  status = res.converged ? EXIT_SUCCESS : EXIT_FAILURE;
+finish:
+  free(b);
+  free(u);
+  free(w);
+  pm_csr_destroy(&a);
+  pm_halo_destroy(&halo);
+  pm_local_destroy(&local);
+  if (ptype != MPI_DATATYPE_NULL) MPI_Type_free(&ptype);
+  free(p);
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,47 @@
+/* pm_csr.h - the local matrix in the lecture's layout and its parallel product.
+ *
+ * N rows (the internal nodes); the diagonal D kept apart; off-diagonals in CSR (index, item,
+ * amat) with columns in local numbering, externals included.  The entries of every row are
+ * ordered by global column id, so a row's arithmetic does not depend on the partition. */
+#ifndef PMESH_PM_CSR_H
+#define PMESH_PM_CSR_H
+
+#include <stdint.h>
+
+#include "pmesh/pm_halo.h"
+#include "pmesh/pm_local.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Open struct: read-only to callers except the values (d, amat) during assembly. */
+typedef struct pm_csr {
+  int32_t n;          /* rows = internal nodes */
+  int32_t ncol;       /* columns = NP (internal + external) */
+  double *d;          /* [n] diagonal */
+  int32_t *index;     /* [n+1] */
+  int32_t *item;      /* [nnz] local column indices, ordered by global id within a row */
+  double *amat;       /* [nnz] */
+  int32_t n_interior; /* rows whose columns are all internal: computable before the halo update */
+  int32_t *rows;      /* [n] interior rows first, then the rows that need external values */
+} pm_csr_t;
+
+/** Structure from the local mesh: row i couples to every node sharing an element with it
+ *  (`edges_only`: only the nodes joined by an element edge - the 5-point stencil).  Values zero.
+ *  Not collective. */
+int pm_csr_create(const pm_local_t *local, int edges_only, pm_csr_t **csr);
+void pm_csr_destroy(pm_csr_t **csr);
+
+/** Position of column `col` in row `row` (binary search by global id), or -1. */
+int32_t pm_csr_find(const pm_csr_t *csr, const int64_t *gid, int32_t row, int32_t col);
+
+/** y = A x (x has NP entries; its externals are refreshed by a halo update overlapped with the
+ *  interior rows).  Optionally returns the local part of x.y in *xy (NULL to skip).
+ *  Collective among neighbours (the halo update). */
+int pm_csr_spmv(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, double *xy, double *t_exchange);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,431 @@
+/* pm_fem.c - element and finite-difference assembly, boundary conditions, expressions. */
+#include "pmesh/pm_fem.h"
+
+#include <math.h>
+#include <matheval.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_util.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_msh.h"
+
+/* ---------------------------------------------------------------- expressions */
+
+struct pm_expr {
+  void *ev;     /* libmatheval evaluator, NULL for a constant */
+  double value; /* the constant */
+};
+
+int pm_expr_create(const char *text, pm_expr_t **expr) {
+  pm_expr_t *e = NULL;
+  char *copy = NULL;
+  *expr = NULL;
+  PM_CALL(PM_CALLOC(e, 1, "expression"));
+  if (pm_strdup(text, &copy)) {
+    free(e);
+    return PM_ERR_MEMORY;
+  }
+  e->ev = evaluator_create(copy);
+  free(copy);
+  if (!e->ev) {
+    free(e);
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "cannot parse the expression '%s' (use x, y, z, numbers, + - * / ^, sin cos exp log sqrt "
+                        "..., pi, e)",
+                        text);
+  }
+  char **names;
+  int n;
+  evaluator_get_variables(e->ev, &names, &n);
+  for (int i = 0; i < n; i++) {
+    if (strcmp(names[i], "x") && strcmp(names[i], "y") && strcmp(names[i], "z")) {
+      int ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                              "the expression '%s' uses the variable '%s'; only x, y and z are defined", text,
+                              names[i]);
+      evaluator_destroy(e->ev);
+      free(e);
+      return ierr;
+    }
+  }
+  if (n == 0) {
+    static char vx[] = "x";
+    char *vn[] = {vx};
+    double vv[] = {0.0};
+    e->value = evaluator_evaluate(e->ev, 1, vn, vv);
+    evaluator_destroy(e->ev);
+    e->ev = NULL;
+    if (!isfinite(e->value)) {
+      free(e);
+      return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the expression '%s' is not a finite number", text);
+    }
+  }
+  *expr = e;
+  return PM_OK;
+}
+
+double pm_expr_eval(const pm_expr_t *e, double x, double y, double z) {
+  if (!e->ev) return e->value;
+  static char vx[] = "x", vy[] = "y", vz[] = "z";
+  static char *names[] = {vx, vy, vz};
+  double v[3] = {x, y, z};
+  return evaluator_evaluate(e->ev, 3, names, v);
+}
+
+int pm_expr_is_const(const pm_expr_t *e) { return e->ev == NULL; }
+
+void pm_expr_destroy(pm_expr_t **expr) {
+  if (!expr || !*expr) return;
+  if ((*expr)->ev) evaluator_destroy((*expr)->ev);
+  free(*expr);
+  *expr = NULL;
+}
+
+int pm_fem_find_group(const pm_local_t *l, const char *name) {
+  for (int g = 0; g < l->n_groups; g++)
+    if (strcmp(l->groups[g].name, name) == 0) return g;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- element matrices */
+
+/* Value of an expression at a point, checked: a NaN or Inf is reported with where it came from. */
+static int eval_at(const pm_expr_t *e, const double *p, const char *what, double *v) {
+  *v = pm_expr_eval(e, p[0], p[1], p[2]);
+  PM_CHECK(isfinite(*v), PM_ERR_ARG, "%s is not finite at (%g, %g, %g)", what, p[0], p[1], p[2]);
+  return PM_OK;
+}
+
+/* Element stiffness K[nv][nv] and load f[nv] for k and f given as expressions. */
+static int element(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
+                   double K[4][4], double F[4]) {
+  int32_t k0 = l->elem_ptr[e];
+  int nv = l->elem_ptr[e + 1] - k0;
+  const double *X[4];
+  for (int a = 0; a < nv; a++) X[a] = l->xyz + 3 * l->elem_node[k0 + a];
+  memset(K, 0, sizeof(double) * 16);
+  memset(F, 0, sizeof(double) * 4);
+  double p[3], kv, fv;
+  if (l->elem_type[e] == PM_MSH_LINE) {
+    double dx = X[1][0] - X[0][0], dy = X[1][1] - X[0][1], dz = X[1][2] - X[0][2];
+    double L = sqrt(dx * dx + dy * dy + dz * dz);
+    PM_CHECK(L > 0, PM_ERR_FORMAT, "line element %lld has zero length", (long long)l->elem_gid[e]);
+    static const double gq[2] = {0.21132486540518711775, 0.78867513459481288225}; /* 2-point Gauss on [0,1] */
+    double kint = 0;
+    for (int q = 0; q < 2; q++) {
+      for (int d = 0; d < 3; d++) p[d] = X[0][d] + gq[q] * (X[1][d] - X[0][d]);
+      PM_CALL(eval_at(k, p, "the conductivity", &kv));
+      PM_CALL(eval_at(f, p, "the source", &fv));
+      kint += 0.5 * kv;
+      F[0] += 0.5 * fv * (1 - gq[q]) * area * L;
+      F[1] += 0.5 * fv * gq[q] * area * L;
+    }
+    double s = area * kint / L;
+    K[0][0] = K[1][1] = s;
+    K[0][1] = K[1][0] = -s;
+  } else if (l->elem_type[e] == PM_MSH_TRI) {
+    double x10 = X[1][0] - X[0][0], y10 = X[1][1] - X[0][1], x20 = X[2][0] - X[0][0], y20 = X[2][1] - X[0][1];
+    double det = x10 * y20 - x20 * y10, A = 0.5 * fabs(det);
+    PM_CHECK(A > 0, PM_ERR_FORMAT, "triangle %lld is degenerate (zero area)", (long long)l->elem_gid[e]);
+    /* gradients of the barycentric functions */
+    double g[3][2] = {{(y10 - y20) / det, (x20 - x10) / det}, {y20 / det, -x20 / det}, {-y10 / det, x10 / det}};
+    static const double qp[3][2] = {{1.0 / 6, 1.0 / 6}, {2.0 / 3, 1.0 / 6}, {1.0 / 6, 2.0 / 3}};
+    double kint = 0;
+    for (int q = 0; q < 3; q++) {
+      double phi[3] = {1 - qp[q][0] - qp[q][1], qp[q][0], qp[q][1]};
+      for (int d = 0; d < 3; d++) p[d] = phi[0] * X[0][d] + phi[1] * X[1][d] + phi[2] * X[2][d];
+      PM_CALL(eval_at(k, p, "the conductivity", &kv));
+      PM_CALL(eval_at(f, p, "the source", &fv));
+      kint += kv / 3;
+      for (int a = 0; a < 3; a++) F[a] += fv * phi[a] * A / 3;
+    }
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) K[a][b] = kint * A * (g[a][0] * g[b][0] + g[a][1] * g[b][1]);
+  } else if (l->elem_type[e] == PM_MSH_QUAD) {
+    static const double gp = 0.57735026918962576451; /* 1/sqrt(3) */
+    static const double xi[4] = {-1, 1, 1, -1}, eta[4] = {-1, -1, 1, 1};
+    for (int q = 0; q < 4; q++) {
+      double s = xi[q] * gp, t = eta[q] * gp;
+      double phi[4], ds[4], dt[4];
+      for (int a = 0; a < 4; a++) {
+        phi[a] = 0.25 * (1 + xi[a] * s) * (1 + eta[a] * t);
+        ds[a] = 0.25 * xi[a] * (1 + eta[a] * t);
+        dt[a] = 0.25 * eta[a] * (1 + xi[a] * s);
+      }
+      double J[2][2] = {{0, 0}, {0, 0}};
+      for (int a = 0; a < 4; a++) {
+        J[0][0] += ds[a] * X[a][0];
+        J[0][1] += ds[a] * X[a][1];
+        J[1][0] += dt[a] * X[a][0];
+        J[1][1] += dt[a] * X[a][1];
+      }
+      double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+      PM_CHECK(det != 0, PM_ERR_FORMAT, "quadrangle %lld is degenerate", (long long)l->elem_gid[e]);
+      double w = fabs(det);
+      for (int d = 0; d < 3; d++) {
+        p[d] = 0;
+        for (int a = 0; a < 4; a++) p[d] += phi[a] * X[a][d];
+      }
+      PM_CALL(eval_at(k, p, "the conductivity", &kv));
+      PM_CALL(eval_at(f, p, "the source", &fv));
+      double gx[4], gy[4];
+      for (int a = 0; a < 4; a++) {
+        gx[a] = (J[1][1] * ds[a] - J[0][1] * dt[a]) / det;
+        gy[a] = (-J[1][0] * ds[a] + J[0][0] * dt[a]) / det;
+      }
+      for (int a = 0; a < 4; a++) {
+        F[a] += fv * phi[a] * w;
+        for (int b = 0; b < 4; b++) K[a][b] += kv * (gx[a] * gx[b] + gy[a] * gy[b]) * w;
+      }
+    }
+  } else {
+    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "element %lld: type %d is no 1D/2D cell",
+                        (long long)l->elem_gid[e], l->elem_type[e]);
+  }
+  return PM_OK;
+}
+
+static int add_entry(pm_csr_t *a, const pm_local_t *l, int32_t row, int32_t col, double v) {
+  if (row == col) {
+    a->d[row] += v;
+    return PM_OK;
+  }
+  int32_t k = pm_csr_find(a, l->gid, row, col);
+  PM_CHECK(k >= 0, PM_ERR_INCONSISTENT, "internal error: node %lld does not couple to node %lld",
+           (long long)l->gid[row], (long long)l->gid[col]);
+  a->amat[k] += v;
+  return PM_OK;
+}
+
+/* Per element: the expression that applies (default, then group overrides in order). */
+static int per_element(const pm_local_t *l, int n, const pm_group_value_t *gv, pm_expr_t **ex, const pm_expr_t **out,
+                       const char *what) {
+  for (int32_t e = 0; e < l->n_elems; e++) out[e] = NULL;
+  for (int i = 0; i < n; i++) {
+    if (!gv[i].group) {
+      for (int32_t e = 0; e < l->n_elems; e++) out[e] = ex[i];
+      continue;
+    }
+    int g = pm_fem_find_group(l, gv[i].group);
+    PM_CHECK(g >= 0, PM_ERR_ARG, "%s: no group named '%s'", what, gv[i].group);
+    for (int32_t k = 0; k < l->groups[g].n_elems; k++) out[l->groups[g].elems[k]] = ex[i];
+  }
+  return PM_OK;
+}
+
+static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a,
+                        double *b) {
+  int ierr = PM_OK;
+  const pm_expr_t **fe = NULL, **ke = NULL;
+  PM_TRY(PM_MALLOC(fe, l->n_elems, "sources"));
+  PM_TRY(PM_MALLOC(ke, l->n_elems, "conductivities"));
+  PM_TRY(per_element(l, pr->n_source, pr->source, fx, fe, "--source"));
+  PM_TRY(per_element(l, pr->n_conductivity, pr->conductivity, kx, ke, "--conductivity"));
+  int32_t n = l->n_internal;
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    int32_t k0 = l->elem_ptr[e];
+    int nv = l->elem_ptr[e + 1] - k0;
+    PM_TRY_CHECK(fe[e] && ke[e], PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e],
+                 fe[e] ? "conductivity" : "source");
+    double K[4][4], F[4];
+    ierr = element(l, e, ke[e], fe[e], l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
+    if (ierr) {
+      char prefix[128];
+      snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
+      pm_error_prefix(prefix);
+      goto cleanup;
+    }
+    for (int i = 0; i < nv; i++) {
+      int32_t r = l->elem_node[k0 + i];
+      if (r >= n) continue;
+      b[r] += F[i];
+      for (int j = 0; j < nv; j++) PM_TRY(add_entry(a, l, r, l->elem_node[k0 + j], K[i][j]));
+    }
+  }
+cleanup:
+  free(fe);
+  free(ke);
+  return ierr;
+}
+
+/* The 5-point scheme: each unknown node needs two neighbours along x and two along y at equal
+ * distances (a structured grid); a_ij = -k(midpoint)/h_ij^2, d_i = sum k/h^2, b_i = f(x_i). */
+static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a,
+                         double *b, const char *fixed) {
+  PM_CHECK(pr->n_neumann == 0, PM_ERR_ARG, "--scheme fdm5 takes Dirichlet conditions only (no --neumann)");
+  for (int i = 0; i < pr->n_source; i++)
+    PM_CHECK(!pr->source[i].group, PM_ERR_ARG, "--scheme fdm5 takes one source for the whole grid (no GROUP=)");
+  for (int i = 0; i < pr->n_conductivity; i++)
+    PM_CHECK(!pr->conductivity[i].group, PM_ERR_ARG, "--scheme fdm5 takes one conductivity (no GROUP=)");
+  PM_CHECK(pr->n_source > 0 && pr->n_conductivity > 0, PM_ERR_ARG, "no source or conductivity given");
+  const pm_expr_t *f = fx[pr->n_source - 1], *k = kx[pr->n_conductivity - 1];
+  for (int32_t i = 0; i < a->n; i++) {
+    const double *xi = l->xyz + 3 * i;
+    double fv, kv, mid[3];
+    PM_CALL(eval_at(f, xi, "the source", &fv));
+    b[i] = fv;
+    int nx = 0, ny = 0;
+    double hx = -1, hy = -1;
+    for (int32_t q = a->index[i]; q < a->index[i + 1]; q++) {
+      const double *xj = l->xyz + 3 * a->item[q];
+      double dx = xj[0] - xi[0], dy = xj[1] - xi[1], h = sqrt(dx * dx + dy * dy);
+      int along_x = fabs(dy) <= 1e-12 * h, along_y = fabs(dx) <= 1e-12 * h;
+      PM_CHECK(h > 0 && (along_x || along_y), PM_ERR_ARG,
+               "--scheme fdm5: nodes %lld and %lld are not on a grid line: the 5-point scheme needs an axis-aligned "
+               "structured grid of quadrangles (meshgen grid)",
+               (long long)l->gid[i], (long long)l->gid[a->item[q]]);
+      double *hh = along_x ? &hx : &hy;
+      PM_CHECK(*hh < 0 || fabs(*hh - h) <= 1e-9 * h, PM_ERR_ARG,
+               "--scheme fdm5: node %lld has unequal grid spacings %g and %g", (long long)l->gid[i], *hh, h);
+      *hh = h;
+      nx += along_x;
+      ny += along_y;
+      for (int d = 0; d < 3; d++) mid[d] = 0.5 * (xi[d] + xj[d]);
+      PM_CALL(eval_at(k, mid, "the conductivity", &kv));
+      a->amat[q] = -kv / (h * h);
+      a->d[i] += kv / (h * h);
+    }
+    PM_CHECK(fixed[i] || (nx == 2 && ny == 2), PM_ERR_ARG,
+             "--scheme fdm5: node %lld at (%g, %g) has %d grid neighbours along x and %d along y but no Dirichlet "
+             "value: put a Dirichlet condition on the whole boundary of the grid",
+             (long long)l->gid[i], xi[0], xi[1], nx, ny);
+  }
+  return PM_OK;
+}
+
+static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double *b) {
+  for (int i = 0; i < pr->n_neumann; i++) {
+    int g = pm_fem_find_group(l, pr->neumann[i].group);
+    PM_CHECK(g >= 0, PM_ERR_ARG, "--neumann: no group named '%s'", pr->neumann[i].group);
+    const pm_local_group_t *G = &l->groups[g];
+    pm_expr_t *ex = NULL;
+    PM_CALL(pm_expr_create(pr->neumann[i].expr, &ex));
+    int ierr = PM_OK;
+    for (int32_t f = 0; f < G->n_faces && !ierr; f++) {
+      int32_t k0 = G->face_ptr[f];
+      int nv = G->face_ptr[f + 1] - k0;
+      double v;
+      if (nv == 1) { /* a point of a 1D bar: the flux times the cross-section */
+        int32_t a = G->face_node[k0];
+        ierr = eval_at(ex, l->xyz + 3 * a, "the Neumann flux", &v);
+        if (!ierr && a < l->n_internal) b[a] += v * pr->area;
+      } else if (nv == 2) { /* a boundary line: 2-point Gauss */
+        const double *X0 = l->xyz + 3 * G->face_node[k0], *X1 = l->xyz + 3 * G->face_node[k0 + 1];
+        double L = sqrt((X1[0] - X0[0]) * (X1[0] - X0[0]) + (X1[1] - X0[1]) * (X1[1] - X0[1]) +
+                        (X1[2] - X0[2]) * (X1[2] - X0[2]));
+        static const double gq[2] = {0.21132486540518711775, 0.78867513459481288225};
+        for (int q = 0; q < 2 && !ierr; q++) {
+          double p[3];
+          for (int d = 0; d < 3; d++) p[d] = X0[d] + gq[q] * (X1[d] - X0[d]);
+          ierr = eval_at(ex, p, "the Neumann flux", &v);
+          int32_t n0 = G->face_node[k0], n1 = G->face_node[k0 + 1];
+          if (!ierr && n0 < l->n_internal) b[n0] += 0.5 * L * v * (1 - gq[q]);
+          if (!ierr && n1 < l->n_internal) b[n1] += 0.5 * L * v * gq[q];
+        }
+      } else {
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                            "--neumann %s: the group has %d-node faces; Neumann fluxes go on boundary lines (2D) or "
+                            "end points (1D)",
+                            G->name, nv);
+      }
+    }
+    pm_expr_destroy(&ex);
+    PM_CALL(ierr);
+  }
+  return PM_OK;
+}
+
+int pm_fem_assemble(const pm_local_t *l, const pm_problem_t *pr, pm_csr_t *a, double *b, double *u,
+                    int64_t *n_fixed) {
+  int ierr = PM_OK;
+  int32_t n = l->n_internal, np = l->n_total;
+  pm_expr_t **fx = NULL, **kx = NULL, *dx = NULL;
+  char *fixed = NULL;
+  PM_CHECK(pr->n_source > 0 && pr->n_conductivity > 0, PM_ERR_ARG, "a source and a conductivity are needed");
+  PM_TRY(PM_CALLOC(fx, pr->n_source, "sources"));
+  PM_TRY(PM_CALLOC(kx, pr->n_conductivity, "conductivities"));
+  for (int i = 0; i < pr->n_source; i++) PM_TRY(pm_expr_create(pr->source[i].expr, &fx[i]));
+  for (int i = 0; i < pr->n_conductivity; i++) PM_TRY(pm_expr_create(pr->conductivity[i].expr, &kx[i]));
+  memset(b, 0, (size_t)n * sizeof *b);
+  memset(u, 0, (size_t)np * sizeof *u);
+  memset(a->d, 0, (size_t)n * sizeof *a->d);
+  memset(a->amat, 0, (size_t)a->index[n] * sizeof *a->amat);
+
+  /* Dirichlet values on every local node (internal and external) of the groups; later wins. */
+  PM_TRY(PM_CALLOC(fixed, np, "Dirichlet marks"));
+  for (int i = 0; i < pr->n_dirichlet; i++) {
+    int g = pm_fem_find_group(l, pr->dirichlet[i].group);
+    PM_TRY_CHECK(g >= 0, PM_ERR_ARG, "--dirichlet: no group named '%s'", pr->dirichlet[i].group);
+    PM_TRY(pm_expr_create(pr->dirichlet[i].expr, &dx));
+    const pm_local_group_t *G = &l->groups[g];
+    for (int32_t k = 0; k < G->n_nodes; k++) {
+      int32_t v = G->nodes[k];
+      if (v >= np) continue; /* auxiliary nodes are no unknowns */
+      PM_TRY(eval_at(dx, l->xyz + 3 * v, "the Dirichlet value", &u[v]));
+      fixed[v] = 1;
+    }
+    pm_expr_destroy(&dx);
+  }
+  if (pr->scheme == PM_SCHEME_FDM5) {
+    PM_TRY(assemble_fdm5(l, pr, fx, kx, a, b, fixed));
+  } else {
+    PM_TRY(assemble_fem(l, pr, fx, kx, a, b));
+    PM_TRY(add_neumann(l, pr, b));
+  }
+  /* Symmetric elimination: fixed rows become identity rows, fixed columns move to the right. */
+  int64_t nf = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (fixed[i]) {
+      a->d[i] = 1.0;
+      b[i] = u[i];
+      for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) a->amat[k] = 0.0;
+      nf++;
+      continue;
+    }
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) {
+      int32_t c = a->item[k];
+      if (fixed[c]) {
+        b[i] -= a->amat[k] * u[c];
+        a->amat[k] = 0.0;
+      }
+    }
+    PM_TRY_CHECK(a->d[i] > 0, PM_ERR_ARG, "node %lld: diagonal %g is not positive (is the conductivity positive?)",
+                 (long long)l->gid[i], a->d[i]);
+  }
+  *n_fixed = nf;
+cleanup:
+  if (fx)
+    for (int i = 0; i < pr->n_source; i++) pm_expr_destroy(&fx[i]);
+  if (kx)
+    for (int i = 0; i < pr->n_conductivity; i++) pm_expr_destroy(&kx[i]);
+  pm_expr_destroy(&dx);
+  free(fx);
+  free(kx);
+  free(fixed);
+  return ierr;
+}
+
+int pm_fem_node_weights(const pm_local_t *l, double *w) {
+  memset(w, 0, (size_t)l->n_internal * sizeof *w);
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    int32_t k0 = l->elem_ptr[e];
+    int nv = l->elem_ptr[e + 1] - k0;
+    const double *X[4];
+    for (int a = 0; a < nv; a++) X[a] = l->xyz + 3 * l->elem_node[k0 + a];
+    double m;
+    if (nv == 2) {
+      m = sqrt((X[1][0] - X[0][0]) * (X[1][0] - X[0][0]) + (X[1][1] - X[0][1]) * (X[1][1] - X[0][1]) +
+               (X[1][2] - X[0][2]) * (X[1][2] - X[0][2]));
+    } else { /* polygon area (shoelace) */
+      m = 0;
+      for (int a = 0; a < nv; a++) {
+        const double *P = X[a], *Q = X[(a + 1) % nv];
+        m += P[0] * Q[1] - Q[0] * P[1];
+      }
+      m = 0.5 * fabs(m);
+    }
+    for (int a = 0; a < nv; a++)
+      if (l->elem_node[k0 + a] < l->n_internal) w[l->elem_node[k0 + a]] += m / nv;
+  }
+  return PM_OK;
+}
