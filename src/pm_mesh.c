@@ -88,6 +88,7 @@ static int64_t tag_map_find(const tag_map_t *tm, int64_t tag) {
 
 typedef struct phys_key {
   int dim, tag;
+  int64_t i; /* position of a membership (ignored by cmp_phys) */
 } phys_key_t;
 
 static int cmp_phys(const void *a, const void *b) {
@@ -95,6 +96,15 @@ static int cmp_phys(const void *a, const void *b) {
   if (x->dim != y->dim) return x->dim < y->dim ? -1 : 1;
   return (x->tag > y->tag) - (x->tag < y->tag);
 }
+
+static int cmp_member(const void *a, const void *b) {
+  int c = cmp_phys(a, b);
+  if (c) return c;
+  const phys_key_t *x = a, *y = b;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+static int keys_dim_of(const pm_msh_t *msh, int64_t i) { return pm_msh_type_dim(msh->elem_type[msh->member_elem[i]]); }
 
 /* Derive the "boundary" faces: edges of exactly one 2D cell, end points of 1D lines.  Appends
  * them to the face arrays (gid 0) and returns their index range in *first, *count. */
@@ -186,7 +196,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   pm_mesh_t *m = NULL;
   int64_t *perm = NULL, *sorted = NULL, *newidx = NULL, *raw2face = NULL, *raw2elem = NULL;
   int64_t *stamp = NULL, *order = NULL;
-  phys_key_t *keys = NULL;
+  phys_key_t *keys = NULL, *mkey = NULL;
   tag_map_t tm = {0};
   *mesh = NULL;
 
@@ -312,6 +322,15 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     nkeys++;
   }
   qsort(keys, (size_t)nkeys, sizeof *keys, cmp_phys);
+  /* Memberships sorted by group (ties by position, so the file order is kept within a group). */
+  PM_TRY(PM_MALLOC(mkey, msh->n_member + 1, "group members"));
+  for (int64_t i = 0; i < msh->n_member; i++) {
+    mkey[i].dim = keys_dim_of(msh, i);
+    mkey[i].tag = msh->member_phys[i];
+    mkey[i].i = i;
+  }
+  qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
+  int64_t mpos = 0;
   int64_t ng = 0;
   for (int64_t i = 0; i < nkeys; i++)
     if (ng == 0 || cmp_phys(&keys[i], &keys[ng - 1]) != 0) keys[ng++] = keys[i];
@@ -334,18 +353,21 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
       snprintf(fallback, sizeof fallback, "physical%dd_%d", keys[g].dim, keys[g].tag);
       name = fallback;
     }
-    for (int64_t h = 0; h < g; h++)
-      PM_TRY_CHECK(strcmp(m->groups[h].name, name) != 0, PM_ERR_FORMAT,
-                   "two physical groups are named '%s' (dimensions %d and %d): names must be unique",
-                   name, m->groups[h].dim, grp->dim);
     PM_TRY(pm_strdup(name, &grp->name));
-    /* Members of this group. */
+    /* Names are single words in pmesh's files: white space and control characters become '_'. */
+    for (char *c = grp->name; *c; c++)
+      if ((unsigned char)*c <= ' ' || *c == 127) *c = '_';
+    PM_TRY_CHECK(grp->name[0] != '\0' && grp->name[0] != '#' && strlen(grp->name) < 256, PM_ERR_FORMAT,
+                 "physical group (dim %d, tag %d) is named '%s'; names must be 1 to 255 characters, not starting "
+                 "with '#'",
+                 grp->dim, keys[g].tag, grp->name);
+    for (int64_t h = 0; h < g; h++)
+      PM_TRY_CHECK(strcmp(m->groups[h].name, grp->name) != 0, PM_ERR_FORMAT,
+                   "two physical groups are named '%s' (dimensions %d and %d): names must be unique", grp->name,
+                   m->groups[h].dim, grp->dim);
+    /* Members of this group: a contiguous run of the sorted memberships. */
     int64_t nm = 0;
-    for (int64_t i = 0; i < msh->n_member; i++) {
-      int64_t e = msh->member_elem[i];
-      if (msh->member_phys[i] == keys[g].tag && pm_msh_type_dim(msh->elem_type[e]) == keys[g].dim)
-        order[nm++] = e;
-    }
+    while (mpos < msh->n_member && cmp_phys(&mkey[mpos], &keys[g]) == 0) order[nm++] = msh->member_elem[mkey[mpos++].i];
     int64_t cn = 0, cf = 0, ce = 0;
     for (int64_t i = 0; i < nm; i++) {
       int64_t e = order[i];
@@ -415,6 +437,7 @@ cleanup:
   free(stamp);
   free(order);
   free(keys);
+  free(mkey);
   free(tm.table);
   return ierr;
 }

@@ -7,5 +7,5 @@ for np in 2 3 4 5 8; do
   "$PARTITION" --check bar.$np
 done
 # rank 0 owns the left end: nodes 1..4 on 4 ranks
-grep -A5 -x '#GLOBALID' bar.4/local.0 | sed -n 3,6p | tr '\n' ' ' | grep -qx '1 2 3 4 ' || fail "rank 0 does not own nodes 1..4"
-grep -A5 -x '#GLOBALID' bar.4/local.3 | sed -n 3,6p | tr '\n' ' ' | grep -qx '13 14 15 16 ' || fail "rank 3 does not own nodes 13..16"
+grep -A5 -x '#GLOBALID' bar.4/local.0 | sed -n 3,6p | awk '{ print $1 }' | tr '\n' ' ' | grep -qx '1 2 3 4 ' || fail "rank 0 does not own nodes 1..4"
+grep -A5 -x '#GLOBALID' bar.4/local.3 | sed -n 3,6p | awk '{ print $1 }' | tr '\n' ' ' | grep -qx '13 14 15 16 ' || fail "rank 3 does not own nodes 13..16"
