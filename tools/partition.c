@@ -1,7 +1,7 @@
 /* partition - split a Gmsh mesh into per-rank local meshes in the lecture's format.
  *
  *   partition MESH NPARTS [-o DIR] [--method metis|metis-rb|rcb|file:PATH] [--halo element|edge]
- *             [--seed N] [--ufactor N] [--summary FILE.json] [--quiet]
+ *             [--seed N] [--ufactor N] [--summary FILE.json] [--view FILE.h5] [--quiet]
  *   partition --check DIR
  *
  * Reads the mesh, builds the node graph, partitions it, builds and writes one local mesh per
@@ -22,6 +22,7 @@
 #include "pm_util.h"
 #include "pmesh/pm_check.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
@@ -47,6 +48,8 @@ static void usage(FILE *fp) {
           "  --seed N            METIS random seed (default 0)\n"
           "  --ufactor N         METIS load imbalance in 1/1000 (default: METIS's, 30)\n"
           "  --summary FILE      also write the report as JSON\n"
+          "  --view FILE.h5      also write the global mesh with the part id per node and per\n"
+          "                      element as HDF5 + XDMF (FILE.xmf beside it; open it in ParaView)\n"
           "  --quiet             no report on stdout\n"
           "  --check DIR         validate a partition directory and exit\n"
           "  --help, --version\n",
@@ -154,7 +157,7 @@ static void json_string(FILE *fp, const char *s) {
 
 int main(int argc, char **argv) {
   const char *mesh_path = NULL, *outdir = PM_DEFAULT_PART_DIR, *method_s = "metis", *halo_s = "element";
-  const char *summary = NULL, *check_dir = NULL;
+  const char *summary = NULL, *check_dir = NULL, *view = NULL;
   int64_t nparts = 0, seed = 0, ufactor = 0;
   int quiet = 0, npos = 0;
   pm_part_options_t opt = {0};
@@ -173,7 +176,7 @@ int main(int argc, char **argv) {
       quiet = 1;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--method") == 0 || strcmp(a, "--halo") == 0 ||
                strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 || strcmp(a, "--summary") == 0 ||
-               strcmp(a, "--check") == 0) {
+               strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0) {
       if (!has_val) {
         pm_tool_error(tool, "option %s needs a value (see partition --help)", a);
         return EXIT_FAILURE;
@@ -191,6 +194,8 @@ int main(int argc, char **argv) {
         if (pm_tool_int(tool, a, v, 1, 1000000, &ufactor)) return EXIT_FAILURE;
       } else if (strcmp(a, "--summary") == 0) {
         summary = v;
+      } else if (strcmp(a, "--view") == 0) {
+        view = v;
       } else {
         check_dir = v;
       }
@@ -340,6 +345,15 @@ int main(int argc, char **argv) {
   }
   PM_TRY(pm_meta_path(tmpdir, path, sizeof path));
   PM_TRY(pm_meta_write(&meta, path));
+  if (view) { /* serial HDF5: no MPI needed (checked: the parallel library's default driver works without MPI_Init) */
+    char xmf[4400];
+    size_t vl = strlen(view);
+    if (vl > 3 && strcmp(view + vl - 3, ".h5") == 0)
+      snprintf(xmf, sizeof xmf, "%.*s.xmf", (int)(vl - 3), view);
+    else
+      snprintf(xmf, sizeof xmf, "%s.xmf", view);
+    PM_TRY(pm_h5_write_partition(mesh, part, opt.nparts, fp, view, xmf));
+  }
   /* Swap the complete directory into place. */
   struct stat sb;
   if (stat(outdir, &sb) == 0) {

@@ -1,0 +1,126 @@
+/* pm_h5.h - results in one parallel HDF5 file plus an XDMF file that ParaView opens.
+ *
+ * Every rank writes its own part of one file through the MPI-IO driver with collective
+ * transfers; nothing is gathered to rank 0 and the file's content is in global order, so it is
+ * the same for any number of ranks.  Each node's and element's values are contributed exactly
+ * once, by the owner (internal nodes; elements with elem_owner == rank).  Internally the values
+ * are first redistributed (MPI_Alltoallv) so that rank r writes one contiguous slab of each
+ * dataset: our own two-phase I/O, which keeps every transfer a large contiguous collective
+ * write whatever the partition looks like.
+ *
+ * File layout (format "pmesh-h5", version PM_H5_FORMAT_VERSION):
+ *   /mesh/coordinates   [n_nodes x 3] float64   nodes in global order (ascending Gmsh tag)
+ *   /mesh/global_id     [n_nodes]     int64     Gmsh node tags
+ *   /mesh/triangles     [n_tri x 3]   int64     0-based rows of /mesh/coordinates   (if any)
+ *   /mesh/quadrangles   [n_quad x 4]  int64                                           (if any)
+ *   /mesh/lines         [n_line x 2]  int64                                      (1D meshes)
+ *   /mesh/mixed         [4 n_tri + 5 n_quad] int64  XDMF Mixed topology (only for meshes with
+ *                       both triangles and quadrangles): per cell 4 a b c or 5 a b c d
+ *   Elements keep the global element order (elem_index) within each type; the XDMF cells
+ *   (and every element field) are in global element order.
+ *   /fields/<name>      [n_nodes] or [n_elems]  float64 or int32  (pm_h5_write)
+ *   /fields/rank        [n_nodes] int32   owner rank of each node
+ *   /fields/elem_rank   [n_elems] int32   owner rank of each element (XDMF cell attribute "rank")
+ *   /steps/<k>/<name>   the fields of step k = 0, 1, ... of a series; group attribute "time"
+ *   Each field dataset has a string attribute "center": "node" or "cell".
+ *   Root attributes: format, format_version, pmesh_version, nranks, dim, global_nodes,
+ *   global_elems, n_triangles, n_quadrangles, n_lines, mesh_fingerprint (uint64),
+ *   partition_fingerprint (uint64), source, source_checksum (uint64), n_steps and times (series),
+ *   then the caller's attributes (problem parameters, iterations, residual, ...).
+ *
+ * Both files are written under temporary names ("PATH.tmp.PID") and renamed into place only when
+ * complete (h5 first, then xmf), so an interrupted run leaves the previous result intact.
+ * Names of fields and attributes: letters, digits, '_' and '-' only.
+ *
+ * Errors: every HDF5 call is checked (PM_ERR_IO naming the operation, dataset and file, with
+ * HDF5's own reason); HDF5's automatic error printing is switched off during pmesh's calls; an
+ * error on any rank is agreed so that every rank returns it and none hangs. */
+#ifndef PMESH_PM_H5_H
+#define PMESH_PM_H5_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "pmesh/pm_local.h"
+#include "pmesh/pm_mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { PM_H5_FORMAT_VERSION = 1 };
+
+/** One field to write.  The caller owns `data`; it is only read during the call. */
+typedef struct pm_h5_field {
+  const char *name;
+  int on_elements; /* 0 nodal: one value per local node (NP+NA), only internal nodes' values
+                      are written; 1: one value per local element, only owned ones written */
+  int is_int;      /* 0: double, 1: int32 */
+  const void *data;
+} pm_h5_field_t;
+
+/** One root attribute.  Every rank must pass the same attributes. */
+typedef struct pm_h5_attr {
+  const char *name;
+  int kind; /* 0 double, 1 int64, 2 string */
+  double d;
+  int64_t i;
+  const char *s;
+} pm_h5_attr_t;
+
+enum { PM_H5_ATTR_DOUBLE = 0, PM_H5_ATTR_INT64 = 1, PM_H5_ATTR_STRING = 2 };
+
+/** Write one result: mesh, owner ranks, `fields` under /fields, attributes.  Collective on comm.
+ *  @param[in] local, meta  this rank's local mesh (with coordinates and elements) and the
+ *                          partition's metadata (global counts, dimension)
+ *  @param[in] fields       nfields fields (may be 0)
+ *  @param[in] attrs        nattrs root attributes, the same on every rank
+ *  @param[in] h5path       the HDF5 file; xmfpath: the XDMF file (may be NULL: no XDMF)
+ *  @return PM_OK or the agreed error (PM_ERR_IO, PM_ERR_ARG, PM_ERR_INCONSISTENT, ...). */
+int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields,
+                int nfields, const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath);
+
+/** A time series: the mesh once, then one group of fields per step; XDMF temporal collection. */
+typedef struct pm_h5_series pm_h5_series_t;
+
+/** Start a series: opens the temporary file and writes the mesh and owner ranks.  Collective.
+ *  `local` and `meta` are borrowed and must outlive the series. */
+int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                        const char *xmfpath, pm_h5_series_t **s);
+
+/** Append step k (k = 0, 1, ...) at `time` with its fields (under /steps/k).  Collective. */
+int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fields, int nfields);
+
+/** Finish a series.  ok = 1: write the attributes and the XDMF, move both files into place;
+ *  ok = 0: abandon it, remove the temporaries and keep the previous result.  Frees *s and sets
+ *  it to NULL (accepts NULL).  Collective. */
+int pm_h5_series_close(pm_h5_series_t **s, const pm_h5_attr_t *attrs, int nattrs, int ok);
+
+/** Read a nodal field for a restart.  Collective.
+ *  @param[in]  name    field name; step: a series step, -1 = the last one (a single result
+ *                      written by pm_h5_write has its fields in /fields and accepts -1 or 0)
+ *  @param[out] values  [NP+NA]: fills the internal nodes 0..N-1 (the caller runs a halo update)
+ *  The file may have been written at any number of ranks; it must be of the same mesh
+ *  (mesh_fingerprint), otherwise PM_ERR_INCONSISTENT.  Missing file, non-HDF5 file, missing
+ *  field or step: PM_ERR_IO / PM_ERR_FORMAT / PM_ERR_ARG with a message saying which. */
+int pm_h5_read_field(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                     const char *name, int step, double *values);
+
+/** Fingerprint of the mesh itself, independent of the partition: global counts plus a sum of
+ *  per-node hashes (position, tag, coordinates) and per-element hashes (position, type, node
+ *  tags), reduced with MPI_Allreduce.  Collective. */
+int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t *fp);
+
+/** The same fingerprint computed from a global mesh.  Not collective. */
+uint64_t pm_h5_mesh_fingerprint_global(const pm_mesh_t *mesh);
+
+/** Write a global mesh with its partition (part id per node, and per element: the part of its
+ *  node with the smallest index, the local meshes' rule) in the layout above, fields "part"
+ *  (/fields/part and /fields/elem_part).  Serial HDF5, needs no MPI.  Not collective. */
+int pm_h5_write_partition(const pm_mesh_t *mesh, const int32_t *part, int nparts, uint64_t partition_fingerprint,
+                          const char *h5path, const char *xmfpath);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+# Tests of pm_h5 (issue 4): parallel HDF5 + XDMF results, restart reads, partition --view.
+# The checks use an independent reader (tests/h5/check_h5.py: python3 with h5py and numpy; the
+# Debian packages are listed in tests/h5/PACKAGES).
+add_executable(test_h5 test_h5.c)
+target_compile_options(test_h5 PRIVATE ${PMESH_WARNINGS})
+target_link_libraries(test_h5 PRIVATE pmesh::pmesh m)
+
+set(H5T $<TARGET_FILE:test_h5>)
+set(H5P $<TARGET_FILE:partition>)
+
+# Unit: write, series and restart read back, self-checking, on mixed.msh at several np.
+foreach(np 1 2 3 4)
+  add_test(NAME h5_unit_part_np${np} COMMAND ${H5P} ${PMESH_MESHES}/mixed.msh ${np} -o h5_unit_p${np} --quiet
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(h5_unit_part_np${np} PROPERTIES FIXTURES_SETUP h5_unit_p${np} LABELS "h5" TIMEOUT 60)
+  add_test(NAME h5_unit_np${np} COMMAND ${PMESH_MPIEXEC} -n ${np} ${H5T} all h5_unit_p${np}
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(h5_unit_np${np} PROPERTIES FIXTURES_REQUIRED h5_unit_p${np} LABELS "unit;h5" TIMEOUT 120)
+endforeach()
+
+# Invariance across np = 1, 2, 3, 4, 8 on square, mixed, bar and a grid; series; restarts across
+# np; partition --view; atomic replacement; an empty-selection case.
+pmesh_script(h5_invariance h5/invariance.sh LABELS "h5" TIMEOUT 900)
+# Opens the .xmf in ParaView (pvpython) when it is installed; skipped otherwise.
+pmesh_script(h5_paraview h5/paraview.sh LABELS "h5")
+set_tests_properties(h5_paraview PROPERTIES SKIP_RETURN_CODE 77)
+
+# Bad input for pm_h5_read_field: every rank exits non-zero with a message saying what is wrong.
+add_test(NAME h5_bad_setup COMMAND sh -c
+         "${H5P} ${PMESH_MESHES}/mixed.msh 2 -o h5_bad_p2 --quiet && ${H5P} ${PMESH_MESHES}/square.msh 2 -o h5_bad_sq2 --quiet && ${PMESH_MPIEXEC} -n 2 ${H5T} write h5_bad_p2 h5_bad_mixed && ${PMESH_MPIEXEC} -n 2 ${H5T} write h5_bad_sq2 h5_bad_square"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(h5_bad_setup PROPERTIES FIXTURES_SETUP h5_bad LABELS "h5" TIMEOUT 120)
+set(RUN2 ${PMESH_MPIEXEC} -n 2 ${H5T})
+pmesh_bad(h5_read_missing "nonexistent.h5: cannot open: No such file" ${RUN2} read h5_bad_p2 nonexistent.h5)
+pmesh_bad(h5_read_not_hdf5 "not an HDF5 file" ${RUN2} read h5_bad_p2 ${PMESH_MESHES}/mixed.msh)
+pmesh_bad(h5_read_other_mesh "written for another mesh" ${RUN2} read h5_bad_p2 h5_bad_square.h5)
+pmesh_bad(h5_read_missing_field "no field 'nope' in /fields" ${RUN2} read h5_bad_p2 h5_bad_mixed.h5 -1 1 nope)
+pmesh_bad(h5_read_cell_field "is a cell field" ${RUN2} read h5_bad_p2 h5_bad_mixed.h5 -1 1 cx)
+pmesh_bad(h5_read_bad_step "a single result has no step 3" ${RUN2} read h5_bad_p2 h5_bad_mixed.h5 3)
+pmesh_bad(h5_write_bad_dir "creating nonexistent_dir/x.h5.tmp" ${RUN2} write h5_bad_p2 nonexistent_dir/x)
+pmesh_bad(h5_view_bad_dir "nonexistent_dir/v.h5.tmp" ${H5P} ${PMESH_MESHES}/mixed.msh 2 -o h5_bad_view --quiet --view nonexistent_dir/v.h5)
+foreach(t h5_read_missing h5_read_not_hdf5 h5_read_other_mesh h5_read_missing_field h5_read_cell_field h5_read_bad_step
+          h5_write_bad_dir)
+  set_tests_properties(bad_${t} PROPERTIES FIXTURES_REQUIRED h5_bad LABELS "bad;h5")
+endforeach()
+set_tests_properties(bad_h5_view_bad_dir PROPERTIES LABELS "bad;h5")

@@ -1,0 +1,10 @@
+# Shared by the h5 test scripts: a python3 that has h5py and numpy, and fail().
+fail() { echo "FAIL: $*"; exit 1; }
+PY=
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import h5py, numpy' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || fail "no python3 with h5py and numpy: install the packages in tests/h5/PACKAGES (apt-get install -y $(tr '\n' ' ' < "$PMESH_TESTS/h5/PACKAGES"))"
+T="$PMESH_TESTBIN/test_h5"
+CHECK="$PMESH_TESTS/h5/check_h5.py"
+run() { "$MPIEXEC" -n "$@"; }

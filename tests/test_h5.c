@@ -1,0 +1,221 @@
+/* test_h5.c - MPI driver for pm_h5: writes results of a partition directory, reads them back.
+ *
+ *   test_h5 write  DIR OUT        OUT.h5/.xmf: u = x + 2y + 3 (nodal), cx = element centroid x
+ *                                 (cell), tag = Gmsh element tag (cell, int32); prints the mesh
+ *                                 fingerprint, seconds and bytes written
+ *   test_h5 series DIR OUT        OUT.h5/.xmf: 3 steps at t = 0.5, 1, 1.5 with u = (k+1)(x + 2y + 3)
+ *   test_h5 read   DIR FILE [STEP [FACTOR [NAME]]]
+ *                                 pm_h5_read_field (default: step -1, factor 1, field u) and check
+ *                                 every internal node's value is exactly FACTOR (x + 2y + 3)
+ *   test_h5 abandon DIR OUT       a series closed with ok = 0: OUT.h5/.xmf keep their content
+ *   test_h5 crash  DIR OUT        a series interrupted (MPI_Abort) before its close
+ *   test_h5 all    DIR            write + series + read back, self-checking (the ctest unit)
+ * The expected values come from the coordinates (a linear field is exact at every node).
+ * Exit status 0 on success; on failure every rank exits non-zero with a message. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pmesh/pm_comm.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_h5.h"
+#include "pmesh/pm_local.h"
+
+static int rank_, nranks_;
+
+static double lin(const double *xyz) { return xyz[0] + 2.0 * xyz[1] + 3.0; }
+
+static int load(const char *dir, pm_local_t **l, pm_meta_t **m) {
+  char path[4400];
+  int ierr = pm_meta_path(dir, path, sizeof path);
+  if (!ierr) ierr = pm_meta_read(path, m);
+  if (!ierr && (*m)->nparts != nranks_)
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s has %d parts; run with mpiexec -n %d", dir, (*m)->nparts,
+                        (*m)->nparts);
+  if (!ierr) ierr = pm_local_path(dir, rank_, path, sizeof path);
+  if (!ierr) ierr = pm_local_read(path, rank_, l);
+  return pm_comm_agree(MPI_COMM_WORLD, ierr);
+}
+
+/* Nodal u = f (x + 2y + 3) on every local node; cell centroid x and tag. */
+static int make_fields(const pm_local_t *l, double f, double **u, double **cx, int32_t **tag) {
+  int32_t nt = l->n_total + l->n_aux;
+  PM_CALL(PM_MALLOC(*u, nt, "u"));
+  PM_CALL(PM_MALLOC(*cx, l->n_elems, "cx"));
+  PM_CALL(PM_MALLOC(*tag, l->n_elems, "tag"));
+  for (int32_t i = 0; i < nt; i++) (*u)[i] = f * lin(&l->xyz[3 * (int64_t)i]);
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    double s = 0;
+    int32_t a = l->elem_ptr[e], b = l->elem_ptr[e + 1];
+    for (int32_t k = a; k < b; k++) s += l->xyz[3 * (int64_t)l->elem_node[k]];
+    (*cx)[e] = s / (b - a);
+    (*tag)[e] = (int32_t)l->elem_gid[e];
+  }
+  return PM_OK;
+}
+
+static int do_write(const char *dir, const char *out, int timed) {
+  pm_local_t *l = NULL;
+  pm_meta_t *m = NULL;
+  double *u = NULL, *cx = NULL;
+  int32_t *tag = NULL;
+  char h5[4400], xmf[4400];
+  uint64_t fp = 0;
+  int ierr = load(dir, &l, &m);
+  if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
+  if (!ierr) ierr = pm_h5_mesh_fingerprint(MPI_COMM_WORLD, l, m, &fp);
+  if (!ierr) {
+    snprintf(h5, sizeof h5, "%s.h5", out);
+    snprintf(xmf, sizeof xmf, "%s.xmf", out);
+    pm_h5_field_t fields[3] = {{"u", 0, 0, u}, {"cx", 1, 0, cx}, {"tag", 1, 1, tag}};
+    pm_h5_attr_t attrs[4] = {{"iterations", PM_H5_ATTR_INT64, 0, 42, NULL},
+                             {"residual", PM_H5_ATTR_DOUBLE, 1.5e-9, 0, NULL},
+                             {"problem", PM_H5_ATTR_STRING, 0, 0, "u = x + 2y + 3"},
+                             {"kappa", PM_H5_ATTR_DOUBLE, 2.0, 0, NULL}};
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    ierr = pm_h5_write(MPI_COMM_WORLD, l, m, fields, 3, attrs, 4, h5, xmf);
+    double t = MPI_Wtime() - t0, tmax = 0;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (!ierr && rank_ == 0) {
+      struct stat sb;
+      long long bytes = stat(h5, &sb) == 0 ? (long long)sb.st_size : -1;
+      printf("fingerprint %016" PRIx64 "\n", fp);
+      if (timed)
+        printf("write seconds %.6f bytes %lld MB/s %.1f (np %d, nodes %" PRId64 ", elements %" PRId64
+               "; includes H5Fflush (MPI_File_sync), close, XDMF and renames)\n",
+               tmax, bytes, bytes / 1e6 / tmax, nranks_, m->global_nodes, m->global_elems);
+    }
+  }
+  free(u);
+  free(cx);
+  free(tag);
+  pm_local_destroy(&l);
+  pm_meta_destroy(&m);
+  return ierr;
+}
+
+/* mode 0: complete; 1: abandon (ok = 0); 2: interrupted (MPI_Abort before the close). */
+static int do_series(const char *dir, const char *out, int mode) {
+  pm_local_t *l = NULL;
+  pm_meta_t *m = NULL;
+  pm_h5_series_t *s = NULL;
+  double *u = NULL, *cx = NULL;
+  int32_t *tag = NULL;
+  char h5[4400], xmf[4400];
+  int ierr = load(dir, &l, &m);
+  snprintf(h5, sizeof h5, "%s.h5", out);
+  snprintf(xmf, sizeof xmf, "%s.xmf", out);
+  if (!ierr) ierr = pm_h5_series_create(MPI_COMM_WORLD, l, m, h5, xmf, &s);
+  for (int k = 0; k < 3 && !ierr; k++) {
+    free(u);
+    free(cx);
+    free(tag);
+    u = cx = NULL;
+    tag = NULL;
+    ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, k + 1.0, &u, &cx, &tag));
+    pm_h5_field_t fields[2] = {{"u", 0, 0, u}, {"cx", 1, 0, cx}};
+    if (!ierr) ierr = pm_h5_series_write(s, 0.5 * (k + 1), fields, k == 0 ? 2 : 1);
+    if (!ierr && mode == 2 && k == 1) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank_ == 0) fprintf(stderr, "test_h5: interrupting the series after step 1\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  }
+  pm_h5_attr_t attrs[1] = {{"iterations", PM_H5_ATTR_INT64, 0, 3, NULL}};
+  int ierr2 = pm_h5_series_close(&s, attrs, 1, !ierr && mode == 0);
+  if (!ierr) ierr = ierr2;
+  free(u);
+  free(cx);
+  free(tag);
+  pm_local_destroy(&l);
+  pm_meta_destroy(&m);
+  return ierr;
+}
+
+static int do_read(const char *dir, const char *file, int step, const char *name, double factor) {
+  pm_local_t *l = NULL;
+  pm_meta_t *m = NULL;
+  double *v = NULL;
+  int ierr = load(dir, &l, &m);
+  if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, PM_MALLOC(v, l->n_total + l->n_aux, "values"));
+  if (!ierr) {
+    for (int32_t i = 0; i < l->n_total + l->n_aux; i++) v[i] = NAN;
+    ierr = pm_h5_read_field(MPI_COMM_WORLD, l, m, file, name, step, v);
+  }
+  if (!ierr) {
+    int32_t bad = 0, first = -1;
+    for (int32_t i = 0; i < l->n_internal; i++)
+      if (v[i] != factor * lin(&l->xyz[3 * (int64_t)i])) {
+        if (first < 0) first = i;
+        bad++;
+      }
+    if (bad)
+      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                          "rank %d: %d of %d values differ from %g (x + 2y + 3); first: node %" PRId64 " read %.17g",
+                          rank_, bad, l->n_internal, factor, l->gid[first], v[first]);
+    ierr = pm_comm_agree(MPI_COMM_WORLD, ierr);
+  }
+  if (!ierr && rank_ == 0) printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3)\n", file, step,
+                                  name, factor);
+  free(v);
+  pm_local_destroy(&l);
+  pm_meta_destroy(&m);
+  return ierr;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int ierr = PM_OK;
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "write") == 0 && argc >= 4) {
+    ierr = do_write(argv[2], argv[3], argc > 4 && strcmp(argv[4], "--time") == 0);
+  } else if (strcmp(mode, "series") == 0 && argc == 4) {
+    ierr = do_series(argv[2], argv[3], 0);
+  } else if (strcmp(mode, "abandon") == 0 && argc == 4) {
+    ierr = do_series(argv[2], argv[3], 1);
+  } else if (strcmp(mode, "crash") == 0 && argc == 4) {
+    ierr = do_series(argv[2], argv[3], 2);
+  } else if (strcmp(mode, "read") == 0 && argc >= 4 && argc <= 7) {
+    int step = argc > 4 ? atoi(argv[4]) : -1;
+    double factor = argc > 5 ? atof(argv[5]) : 1.0;
+    const char *name = argc > 6 ? argv[6] : "u";
+    ierr = do_read(argv[2], argv[3], step, name, factor);
+  } else if (strcmp(mode, "all") == 0 && argc == 3) {
+    char out[64];
+    snprintf(out, sizeof out, "unit_h5_np%d", nranks_);
+    ierr = do_write(argv[2], out, 0);
+    if (!ierr) {
+      char f[80];
+      snprintf(f, sizeof f, "%s.h5", out);
+      ierr = do_read(argv[2], f, -1, "u", 1.0);
+    }
+    snprintf(out, sizeof out, "unit_h5s_np%d", nranks_);
+    if (!ierr) ierr = do_series(argv[2], out, 0);
+    for (int k = -1; k < 3 && !ierr; k++) {
+      char f[80];
+      snprintf(f, sizeof f, "%s.h5", out);
+      ierr = do_read(argv[2], f, k, "u", k < 0 ? 3.0 : k + 1.0);
+    }
+  } else {
+    if (rank_ == 0)
+      fprintf(stderr, "usage: test_h5 write|series|abandon|crash DIR OUT | read DIR FILE [STEP [FACTOR [NAME]]] | all DIR\n");
+    MPI_Finalize();
+    return 2;
+  }
+  if (ierr) {
+    fprintf(stderr, "test_h5: rank %d: error: %s [%s]\n", rank_, pm_error_message(), pm_error_where());
+    MPI_Finalize();
+    return EXIT_FAILURE;
+  }
+  MPI_Finalize();
+  return EXIT_SUCCESS;
+}
