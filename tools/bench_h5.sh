@@ -1,0 +1,63 @@
+#!/bin/sh
+# bench_h5.sh - write bandwidth of pm_h5_write on the ~1M-node mesh against dd.
+#
+#   tools/bench_h5.sh [BUILD_DIR] [REPEATS]      (defaults: build, 3)
+#
+# Makes /tmp/big.msh from meshes/big_square.geo if it is missing (gmsh; a minute or more),
+# partitions it into 1 and 2 parts, then REPEATS times: runs tests' test_h5 driver
+# ("write", u = x + 2y + 3 plus two cell fields) at np = 1 and 2, and
+#   dd if=/dev/zero of=WORK/dd.bin bs=1M count=<the .h5's size in MiB> conv=fdatasync
+# What is timed: the driver's wall time of pm_h5_write, max over ranks, from a barrier to its
+# return: redistribution, dataset writes, H5Fflush (MPI_File_sync = fsync), close, XDMF, renames.
+# Reading the local meshes is not included.  dd's time includes its fdatasync.
+# Reports medians and the bandwidth ratio (target >= 0.75), and pm_h5's phase split
+# (PMESH_H5_PROFILE) of the median run.
+set -e
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build}
+REP=${2:-3}
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+WORK=${WORK:-/tmp/pm_h5_bench}
+MESH=${MESH:-/tmp/big.msh}
+[ -x "$BUILD/tests/test_h5" ] || { echo "bench_h5: build $BUILD first (test_h5 missing)"; exit 1; }
+mkdir -p "$WORK"
+if [ ! -f "$MESH" ]; then
+  echo "bench_h5: making $MESH with gmsh (takes a minute or more)"
+  gmsh -2 "$ROOT/meshes/big_square.geo" -format msh41 -bin -o "$MESH" > "$WORK/gmsh.log"
+fi
+cd "$WORK"
+for np in 1 2; do
+  [ -f big$np/partition.meta ] || "$BUILD/partition" "$MESH" $np -o big$np --quiet
+done
+median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+: > runs.txt
+i=1
+while [ $i -le "$REP" ]; do
+  for np in 1 2; do
+    PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/tests/test_h5" write big$np out$np --time > run.txt 2> prof.txt
+    sec=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\1/p' run.txt)
+    bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
+    echo "h5 np$np $sec $bytes $(cat prof.txt | sed 's/^pm_h5 profile (rank 0, s): //')" >> runs.txt
+  done
+  mb=$(( (bytes + 1048575) / 1048576 ))
+  sync
+  t0=$(date +%s.%N)
+  dd if=/dev/zero of=dd.bin bs=1M count=$mb conv=fdatasync 2> /dev/null
+  t1=$(date +%s.%N)
+  echo "dd - $(echo "$t1 - $t0" | bc -l) $((mb * 1048576))" >> runs.txt
+  rm -f dd.bin
+  i=$((i + 1))
+done
+echo "bench_h5: $REP runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $WORK on $(df -T . | awk 'NR==2 {print $2}')"
+cat runs.txt | sed 's/^/  /'
+ddsec=$(awk '$1 == "dd" {print $3}' runs.txt | median)
+ddbytes=$(awk '$1 == "dd" {print $4}' runs.txt | head -1)
+ddbw=$(echo "$ddbytes / $ddsec / 1000000" | bc -l)
+printf "dd:     median %.3f s for %d bytes = %.1f MB/s\n" "$ddsec" "$ddbytes" "$ddbw"
+for np in 1 2; do
+  sec=$(awk -v k=np$np '$1 == "h5" && $2 == k {print $3}' runs.txt | median)
+  bytes=$(awk -v k=np$np '$1 == "h5" && $2 == k {print $4}' runs.txt | head -1)
+  bw=$(echo "$bytes / $sec / 1000000" | bc -l)
+  printf "h5 np%d: median %.3f s for %d bytes = %.1f MB/s, ratio to dd %.2f\n" $np "$sec" "$bytes" "$bw" \
+    "$(echo "$bw / $ddbw" | bc -l)"
+done
