@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pm_scan.h"
 #include "pm_tool.h"
@@ -26,6 +27,7 @@
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
+#include "pmesh/pm_h5.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_version.h"
@@ -38,7 +40,7 @@ enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
  * fingerprint, then characters only: the datatype below is built from that layout. */
 typedef struct params {
   int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
-  int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim;
+  int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
   int n_source, n_cond, n_dir, n_neu;
   double rtol, area;
   uint64_t fingerprint;
@@ -73,6 +75,7 @@ static void usage(FILE *fp) {
           "options:\n"
           "  -p DIR                 partition directory (default: %s)\n"
           "  -o FILE.h5             result file (default: result.h5, with result.xmf beside it)\n"
+          "  --no-output            write no result file (benchmarks)\n"
           "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
           "                         GROUP= applies it to the elements of a physical group\n"
           "  --conductivity [GROUP=]K   conductivity k (default 1)\n"
@@ -196,6 +199,10 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
     }
     if (!strcmp(a, "--exchange-test")) {
       p->exchange_test = 1;
+      continue;
+    }
+    if (!strcmp(a, "--no-output")) {
+      p->no_output = 1;
       continue;
     }
     static const char *valued[] = {"-p", "-o", "--source", "--conductivity", "--area", "--dirichlet", "--neumann",
@@ -431,6 +438,7 @@ int main(int argc, char **argv) {
   params_t *p = calloc(1, sizeof *p);
   MPI_Datatype ptype = MPI_DATATYPE_NULL;
   pm_local_t *local = NULL;
+  pm_meta_t *meta = NULL;
   pm_halo_t *halo = NULL;
   pm_csr_t *a = NULL;
   double *b = NULL, *u = NULL, *w = NULL;
@@ -445,9 +453,13 @@ int main(int argc, char **argv) {
     goto finish;
   }
 
-  /* Load: every rank its own file. */
+  /* Load: every rank its own file (and the partition's small metadata file). */
   char path[PATH_LEN + 64];
-  ierr = pm_local_path(p->dir, rank, path, sizeof path);
+  ierr = pm_meta_path(p->dir, path, sizeof path);
+  if (!ierr) ierr = pm_meta_read(path, &meta);
+  if (!ierr && meta->fingerprint != p->fingerprint)
+    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "%s changed while the job started", path);
+  if (!ierr) ierr = pm_local_path(p->dir, rank, path, sizeof path);
   if (!ierr) ierr = pm_local_read(path, rank, &local);
   if (!ierr && !local->has_mesh)
     ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: has only the lecture's tables (no #GLOBALID, #ELEMENT)", path);
@@ -544,7 +556,38 @@ int main(int argc, char **argv) {
     if (!ierr && pm_tool_close(tool, &o, 1)) ierr = PM_ERR_IO;
     if (pm_comm_agree(comm, ierr)) goto finish;
   }
-  double t_output = 0;
+  /* Output: u (the owners' values, refreshed by the solver's last halo update), with the run's
+   * parameters and figures as attributes. */
+  double t_output = MPI_Wtime();
+  if (!p->no_output) {
+    double *uo = NULL;
+    int32_t nt = local->n_total + local->n_aux;
+    ierr = PM_CALLOC(uo, nt, "output field");
+    if (!ierr) {
+      memcpy(uo, u, (size_t)local->n_total * sizeof *uo);
+      pm_h5_field_t fields[1] = {{"u", 0, 0, uo}};
+      pm_h5_attr_t attrs[] = {
+          {"problem", PM_H5_ATTR_STRING, 0, 0, "-div(k grad u) = f"},
+          {"scheme", PM_H5_ATTR_STRING, 0, 0, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem"},
+          {"precond", PM_H5_ATTR_STRING, 0, 0, p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none"},
+          {"source_f", PM_H5_ATTR_STRING, 0, 0, p->src_expr[p->n_source - 1]},
+          {"conductivity_k", PM_H5_ATTR_STRING, 0, 0, p->cond_expr[p->n_cond - 1]},
+          {"area", PM_H5_ATTR_DOUBLE, p->area, 0, NULL},
+          {"rtol", PM_H5_ATTR_DOUBLE, p->rtol, 0, NULL},
+          {"iterations", PM_H5_ATTR_INT64, 0, res.iterations, NULL},
+          {"residual", PM_H5_ATTR_DOUBLE, res.residual, 0, NULL},
+          {"converged", PM_H5_ATTR_INT64, 0, res.converged, NULL},
+      };
+      ierr = pm_h5_write(comm, local, meta, fields, 1, attrs, (int)(sizeof attrs / sizeof *attrs), p->out_h5,
+                         p->out_xmf);
+      free(uo);
+    }
+    if (agree(comm, rank, ierr)) goto finish;
+  }
+  t_output = MPI_Wtime() - t_output;
+  int64_t out_bytes = 0;
+  struct stat sb;
+  if (!p->no_output && rank == 0 && stat(p->out_h5, &sb) == 0) out_bytes = (int64_t)sb.st_size;
   double t_total = MPI_Wtime() - t0;
   if (rank == 0) {
     int it = res.iterations > 0 ? res.iterations : 1;
@@ -560,6 +603,7 @@ int main(int argc, char **argv) {
     if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, err[0], err[1]);
     printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_assembly, res.t_total,
            t_output, t_total);
+    if (!p->no_output) printf("result: %s (%s beside it, open it in ParaView)\n", p->out_h5, p->out_xmf);
     if (p->summary[0]) {
       pm_tool_out_t o;
       if (!pm_tool_open(tool, &o, p->summary)) {
@@ -574,9 +618,9 @@ int main(int argc, char **argv) {
         fprintf(o.fp,
                 "  \"seconds\": {\"load\": %.6f, \"assembly\": %.6f, \"solve\": %.6f, \"per_iteration\": %.9f,\n"
                 "              \"spmv\": %.6f, \"exchange\": %.6f, \"reductions\": %.6f, \"vector_updates\": %.6f,\n"
-                "              \"output\": %.6f, \"total\": %.6f}\n}\n",
+                "              \"output\": %.6f, \"total\": %.6f},\n  \"output_bytes\": %" PRId64 "\n}\n",
                 t_load, t_assembly, res.t_total, res.t_total / it, res.t_spmv, res.t_exchange, res.t_reduce,
-                res.t_update, t_output, t_total);
+                res.t_update, t_output, t_total, out_bytes);
         pm_tool_close(tool, &o, 1);
       }
     }
@@ -592,6 +636,7 @@ finish:
   pm_csr_destroy(&a);
   pm_halo_destroy(&halo);
   pm_local_destroy(&local);
+  pm_meta_destroy(&meta);
   if (ptype != MPI_DATATYPE_NULL) MPI_Type_free(&ptype);
   free(p);
   MPI_Finalize();

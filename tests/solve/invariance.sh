@@ -5,7 +5,7 @@ NUMDIFF="$PMESH_TESTBIN/numdiff"
 run() { # mesh np [extra solve options]: the sorted solution in sol.np, iterations in it.np
   mesh=$1; np=$2; shift 2
   "$PARTITION" "$mesh" $np -o p.$np --quiet
-  "$MPIEXEC" -n $np "$SOLVE" -p p.$np --rtol 1e-12 --dump-solution u.$np "$@" > out.$np
+  "$MPIEXEC" -n $np "$SOLVE" --no-output -p p.$np --rtol 1e-12 --dump-solution u.$np "$@" > out.$np
   cat u.$np.* | sort -n > sol.$np
   sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' out.$np > it.$np
   [ -s it.$np ] || fail "$mesh np=$np did not converge"
@@ -23,7 +23,7 @@ done
 mesh="$PMESH_MESHES/mixed.msh"
 "$PARTITION" "$mesh" 4 -o pb --quiet
 for ex in isend sendrecv datatype persistent neighbor; do
-  "$MPIEXEC" -n 4 "$SOLVE" -p pb --exchange $ex --monitor 1 --dump-solution ub.$ex > ob.$ex
+  "$MPIEXEC" -n 4 "$SOLVE" --no-output -p pb --exchange $ex --monitor 1 --dump-solution ub.$ex > ob.$ex
   grep '^cg: iteration' ob.$ex > hist.$ex
   cat ub.$ex.* > solb.$ex
   cmp hist.isend hist.$ex || fail "residual history with $ex differs from isend"

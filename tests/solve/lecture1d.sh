@@ -6,7 +6,7 @@ for ne in 15 100; do
   "$MESHGEN" line $ne 1.0 -o bar$ne.msh
   for np in 1 2 3 4 8; do
     "$PARTITION" bar$ne.msh $np --method rcb -o p$ne.$np --quiet
-    "$MPIEXEC" -n $np "$SOLVE" -p p$ne.$np --dirichlet xmin=0 --source 1 --conductivity 1 --rtol 1e-12 \
+    "$MPIEXEC" -n $np "$SOLVE" --no-output -p p$ne.$np --dirichlet xmin=0 --source 1 --conductivity 1 --rtol 1e-12 \
       --dump-solution u$ne.$np > out.txt
     cat u$ne.$np.* | awk -v XL=$ne '{ x = $2; T = -x * x / 2 + XL * x; d = $4 - T; if (d < 0) d = -d;
         s = T < 0 ? -T : T; if (s < 1) s = 1; if (d > 1e-10 * s) { print "node " $1 " x=" x ": " $4 " != " T; bad = 1 } n++ }
@@ -15,7 +15,7 @@ for ne in 15 100; do
 done
 # The lecture's own control file (NEg changed to 15) on 4 ranks.
 sed '1s/.*/15/' "$PMESH_LECTURE/input.dat" > in15.dat
-"$MPIEXEC" -n 4 "$SOLVE" -p p15.4 in15.dat --dump-matrix m --dump-solution u > out.txt
+"$MPIEXEC" -n 4 "$SOLVE" --no-output -p p15.4 in15.dat --dump-matrix m --dump-solution u > out.txt
 cat out.txt
 grep -q "converged after 15 iterations" out.txt || fail "not 15 iterations"
 grep -q "u: min 0 max 112.5$" out.txt || fail "T(15) is not 112.5"
