@@ -10,7 +10,12 @@
 
 #include "pmesh/pm_error.h"
 
-enum { PM_SCAN_WINDOW = 1 << 20, PM_SCAN_MAXTOK = 1 << 16 };
+/* The window size may be shrunk at compile time (the fuzzer uses a few KiB, which also drives
+ * the refill paths with small inputs); a token or line may use up to 1/16 of it. */
+#ifndef PM_SCAN_WINDOW_BYTES
+#define PM_SCAN_WINDOW_BYTES (1 << 20)
+#endif
+enum { PM_SCAN_WINDOW = PM_SCAN_WINDOW_BYTES, PM_SCAN_MAXTOK = PM_SCAN_WINDOW_BYTES / 16 };
 
 uint64_t pm_fnv1a(uint64_t h, const void *data, size_t n) {
   const unsigned char *p = data;
@@ -72,8 +77,8 @@ static int pm_scan_fill(pm_scan_t *s, size_t need) {
     size_t got = fread(s->buf + s->len, 1, s->cap - s->len, s->fp);
     if (got == 0) {
       if (ferror(s->fp))
-        return pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: read error at byte %lld: %s",
-                            s->path, (long long)(s->base + (int64_t)s->len), strerror(errno));
+        return pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: read error at byte %lld: %s", s->path,
+                            (long long)(s->base + (int64_t)s->len), strerror(errno));
       s->eof = 1;
     }
     s->hash = pm_fnv1a(s->hash, s->buf + s->len, got);
@@ -84,7 +89,9 @@ static int pm_scan_fill(pm_scan_t *s, size_t need) {
   return PM_OK;
 }
 
-static int pm_is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+static int pm_is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 int pm_scan_token(pm_scan_t *s, const char **tok, size_t *len) {
   *tok = NULL;
@@ -104,10 +111,8 @@ int pm_scan_token(pm_scan_t *s, const char **tok, size_t *len) {
   PM_CALL(pm_scan_fill(s, PM_SCAN_MAXTOK));
   size_t b = s->pos, e = b;
   while (e < s->len && !pm_is_space(s->buf[e]) && s->buf[e] != '\0') e++;
-  if (e < s->len && s->buf[e] == '\0')
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "unexpected NUL byte in a text section");
-  if (e == s->len && !s->eof)
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "a token longer than %d bytes", PM_SCAN_MAXTOK);
+  if (e < s->len && s->buf[e] == '\0') return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "unexpected NUL byte in a text section");
+  if (e == s->len && !s->eof) return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "a token longer than %d bytes", PM_SCAN_MAXTOK);
   s->pos = e;
   *tok = s->buf + b;
   *len = e - b;
@@ -133,18 +138,15 @@ int pm_scan_int64(pm_scan_t *s, int64_t lo, int64_t hi, const char *what, int64_
   for (; i < n; i++) {
     unsigned d = (unsigned)(t[i] - '0');
     if (d > 9) return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "expected %s (an integer), found '%s'", what, s->tok);
-    if (acc > (UINT64_C(1) << 63) / 10)
-      return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s '%s' is out of range", what, s->tok);
+    if (acc > (UINT64_C(1) << 63) / 10) return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s '%s' is out of range", what, s->tok);
     acc = acc * 10 + d;
-    if (acc > (UINT64_C(1) << 63))
-      return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s '%s' is out of range", what, s->tok);
+    if (acc > (UINT64_C(1) << 63)) return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s '%s' is out of range", what, s->tok);
   }
-  if (!neg && acc > (uint64_t)INT64_MAX)
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s '%s' is out of range", what, s->tok);
+  if (!neg && acc > (uint64_t)INT64_MAX) return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s '%s' is out of range", what, s->tok);
   int64_t x = neg ? (int64_t)(0 - acc) : (int64_t)acc;
   if (x < lo || x > hi)
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s must be in [%lld, %lld], found %lld", what, (long long)lo,
-                        (long long)hi, (long long)x);
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s must be in [%lld, %lld], found %lld", what, (long long)lo, (long long)hi,
+                        (long long)x);
   *v = x;
   return PM_OK;
 }
@@ -192,12 +194,12 @@ int pm_scan_bytes(pm_scan_t *s, void *dst, size_t n, const char *what) {
   while (n > 0) {
     if (s->pos == s->len) {
       PM_CALL(pm_scan_fill(s, 1));
-      if (s->pos == s->len)
-        return PM_SCAN_FAIL_AT(s, PM_ERR_FORMAT, "the file ends inside %s", what);
+      if (s->pos == s->len) return PM_SCAN_FAIL_AT(s, PM_ERR_FORMAT, "the file ends inside %s", what);
     }
     size_t k = s->len - s->pos < n ? s->len - s->pos : n;
     memcpy(d, s->buf + s->pos, k);
-    for (size_t i = 0; i < k; i++) s->line += d[i] == '\n';
+    if (!s->offsets)
+      for (size_t i = 0; i < k; i++) s->line += d[i] == '\n';
     s->pos += k;
     d += k;
     n -= k;
@@ -207,11 +209,22 @@ int pm_scan_bytes(pm_scan_t *s, void *dst, size_t n, const char *what) {
 
 int pm_scan_skip_to(pm_scan_t *s, const char *marker) {
   size_t m = strlen(marker);
-  int at_line_start = s->pos == 0 || (s->pos > 0 && s->buf[s->pos - 1] == '\n');
+  /* At buf[0] the previous byte is gone unless this is the start of the file. */
+  int at_line_start = s->pos > 0 ? s->buf[s->pos - 1] == '\n' : s->base == 0;
   for (;;) {
     PM_CALL(pm_scan_fill(s, m + 2));
-    if (s->pos >= s->len)
-      return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "the file ends before '%s'", marker);
+    if (s->pos >= s->len) return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "the file ends before '%s'", marker);
+    if (!at_line_start) { /* jump to the next line (skipped sections can be large) */
+      const char *nl = memchr(s->buf + s->pos, '\n', s->len - s->pos);
+      if (!nl) {
+        s->pos = s->len;
+        continue;
+      }
+      s->pos = (size_t)(nl - s->buf) + 1;
+      s->line++;
+      at_line_start = 1;
+      continue;
+    }
     if (at_line_start && s->len - s->pos >= m && memcmp(s->buf + s->pos, marker, m) == 0) {
       const char *l;
       size_t n;
@@ -232,13 +245,19 @@ int pm_scan_finish(pm_scan_t *s) {
   return PM_OK;
 }
 
-int64_t pm_scan_remaining(const pm_scan_t *s) { return s->size - pm_scan_offset(s); }
+int64_t pm_scan_remaining(const pm_scan_t *s) {
+  return s->size - pm_scan_offset(s);
+}
 
-static int pm_scan_verror(pm_scan_t *s, int code, const char *file, int line, int at, const char *fmt,
-                          va_list ap) {
+static int pm_scan_verror(pm_scan_t *s, int code, const char *file, int line, int at, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 0)))
+#endif
+    ;
+static int pm_scan_verror(pm_scan_t *s, int code, const char *file, int line, int at, const char *fmt, va_list ap) {
   char msg[1536];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  if (at)
+  if (at || s->offsets)
     return pm_error_set(code, file, line, "%s: byte offset %lld: %s", s->path, (long long)pm_scan_offset(s), msg);
   return pm_error_set(code, file, line, "%s:%lld: %s", s->path, (long long)s->line, msg);
 }

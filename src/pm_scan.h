@@ -12,17 +12,18 @@
 
 typedef struct pm_scan {
   FILE *fp;
-  char *path;     /* owned copy, for messages */
-  char *buf;      /* window; buf[len] is always '\0' */
-  size_t cap;     /* allocated bytes of buf minus the sentinel */
-  size_t len;     /* valid bytes in buf */
-  size_t pos;     /* next unread byte in buf */
-  int64_t base;   /* file offset of buf[0] */
-  int64_t line;   /* line number of buf[pos] (1-based) */
-  int64_t size;   /* file size in bytes */
-  int eof;        /* no more bytes to read from fp */
-  uint64_t hash;  /* FNV-1a 64 of all bytes read so far */
-  char tok[128];  /* copy of the last token, for messages */
+  char *path;    /* owned copy, for messages */
+  char *buf;     /* window; buf[len] is always '\0' */
+  size_t cap;    /* allocated bytes of buf minus the sentinel */
+  size_t len;    /* valid bytes in buf */
+  size_t pos;    /* next unread byte in buf */
+  int64_t base;  /* file offset of buf[0] */
+  int64_t line;  /* line number of buf[pos] (1-based) */
+  int64_t size;  /* file size in bytes */
+  int eof;       /* no more bytes to read from fp */
+  uint64_t hash; /* FNV-1a 64 of all bytes read so far */
+  int offsets;   /* set by binary readers: messages give byte offsets, not lines */
+  char tok[128]; /* copy of the last token, for messages */
 } pm_scan_t;
 
 /** Open `path` for scanning.  Fails with a message for a missing, unreadable or directory path,
@@ -42,7 +43,7 @@ int pm_scan_expect(pm_scan_t *s, const char *word);
 /** The rest of the current line (without the newline, trailing '\r' stripped); valid until the
  *  next call.  Moves to the start of the next line. */
 int pm_scan_line(pm_scan_t *s, const char **line, size_t *len);
-/** Copy n raw bytes (binary sections). */
+/** Copy n raw bytes (binary sections).  Counts newlines in them only when !s->offsets. */
 int pm_scan_bytes(pm_scan_t *s, void *dst, size_t n, const char *what);
 /** Skip to just after the next line that begins with `marker` (e.g. "$EndNodeData"). */
 int pm_scan_skip_to(pm_scan_t *s, const char *marker);
@@ -51,9 +52,12 @@ int pm_scan_finish(pm_scan_t *s);
 /** Bytes of the file not read yet (for checking counts against the file size). */
 int64_t pm_scan_remaining(const pm_scan_t *s);
 /** Current byte offset in the file. */
-static inline int64_t pm_scan_offset(const pm_scan_t *s) { return s->base + (int64_t)s->pos; }
+static inline int64_t pm_scan_offset(const pm_scan_t *s) {
+  return s->base + (int64_t)s->pos;
+}
 
-/** Record a PM_ERR_FORMAT message prefixed with "path:line: " (text) -- returns the code. */
+/** Record a message with `code` prefixed with "path:line: " (text), or with the byte offset when
+ *  s->offsets is set -- returns the code. */
 int pm_scan_error(pm_scan_t *s, int code, const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
