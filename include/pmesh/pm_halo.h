@@ -46,17 +46,25 @@ typedef struct pm_halo pm_halo_t;
  *  @param[out] halo   new halo; pm_halo_destroy() frees it */
 int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo);
 
-/** Free a halo (collective when the back-end holds a communicator or requests); NULL-safe. */
+/** Free a halo; NULL-safe, sets *halo to NULL.  Collective on the halo's communicator (it frees
+ *  the duplicate).  An exchange still in flight is completed first. */
 void pm_halo_destroy(pm_halo_t **halo);
 
-/** Owner -> externals.  data has bs items of `type` per local node (at least NP nodes).
- *  Between begin and end the caller may read internal entries but must not touch externals.
+/** Owner -> externals.  data has bs items of `type` (any predefined MPI datatype) per local
+ *  node (at least NP nodes).  Between begin and end the caller may read internal entries and
+ *  write internal entries that are not exported, but must not touch externals or write exported
+ *  internals (some back-ends send straight from them); begin and end take the same data, type
+ *  and bs.  One exchange at a time per halo: a second begin, an end without a begin or with other
+ *  arguments is PM_ERR_ARG (nothing is sent; the exchange in progress, if any, stays valid).
  *  Collective among neighbours (every rank of the communicator must call it). */
 int pm_halo_update_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
-/** Externals -> owners, summed (MPI_INT, MPI_INT64_T, MPI_FLOAT, MPI_DOUBLE).  The sum is made in
- *  neighbour order, so the result does not depend on message arrival.  Collective. */
+/** Externals -> owners, summed (MPI_INT, MPI_INT64_T, MPI_LONG_LONG, MPI_FLOAT, MPI_DOUBLE;
+ *  integers wrap).  Externals are left unchanged.  The contributions are added in end, in
+ *  neighbour order (#NEIBPE order, then export-table order), to the values the internals hold
+ *  then, so the result does not depend on message arrival nor on the back-end.  Between begin
+ *  and end internals may be read and written; externals must not be touched.  Collective. */
 int pm_halo_accumulate_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_accumulate_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
@@ -66,13 +74,21 @@ int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
 /** The self-test of the lecture: internal nodes hold their global ids, one update, and every
  *  external node must hold its own global id.  If `out` is non-NULL, rank 0 writes every rank's
- *  "RECVbuf <rank> <neighbour> <global id>" lines to it, in rank order.  Collective.
+ *  "RECVbuf <rank> <neighbour> <global id>" lines to it (the lecture's "%8d" columns), in rank
+ *  order, and within a rank neighbour by neighbour in import order.  Collective.
+ *  @param[in]  local    the local mesh the halo was built from (needs global ids)
  *  @param[out] n_wrong  number of wrong external values over all ranks
- *  @return PM_OK (also when values are wrong: check n_wrong), or an MPI error. */
+ *  @return PM_OK (also when values are wrong: check n_wrong); PM_ERR_ARG (agreed) when a local
+ *          mesh has no global ids or is not the halo's; or an MPI error. */
 int pm_halo_selftest(pm_halo_t *halo, const pm_local_t *local, FILE *out, int64_t *n_wrong);
 
-/** The halo's communicator (the duplicate), number of neighbours, N and NP. */
+/** The halo's communicator (the duplicate), number of neighbours, N and NP, back-end.
+ *  Not collective. */
 MPI_Comm pm_halo_comm(const pm_halo_t *halo);
+int pm_halo_n_neib(const pm_halo_t *halo);
+int32_t pm_halo_n_internal(const pm_halo_t *halo);
+int32_t pm_halo_n_total(const pm_halo_t *halo);
+pm_exchange_t pm_halo_kind(const pm_halo_t *halo);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,8 @@
+# Sourced by the halo test scripts: a fresh work directory per test, strict mode.
+set -eu
+work="$PWD/work.$PMESH_TEST_NAME"
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+TEST_HALO="$PMESH_TESTBIN/test_halo"
