@@ -51,7 +51,8 @@ int64_t pm_mesh_find_node(const pm_mesh_t *mesh, int64_t gid) {
 typedef struct tag_map {
   const int64_t *sorted; /* sorted tags [n] */
   int64_t n, lo;
-  int64_t *table; /* [hi-lo+1] or NULL */
+  int64_t *table;        /* [hi-lo+1] or NULL */
+  const int64_t *newidx; /* set once the kept nodes are numbered: table holds new indices */
 } tag_map_t;
 
 static int tag_map_init(tag_map_t *tm, const int64_t *sorted, int64_t n) {
@@ -67,6 +68,27 @@ static int tag_map_init(tag_map_t *tm, const int64_t *sorted, int64_t n) {
     for (int64_t i = 0; i < n; i++) tm->table[sorted[i] - tm->lo] = i;
   }
   return PM_OK;
+}
+
+/* Renumber the table in place: from then on it maps a tag straight to the new node index. */
+static void tag_map_renumber(tag_map_t *tm, const int64_t *newidx) {
+  tm->newidx = newidx;
+  if (!tm->table) return;
+  uint64_t range = (uint64_t)tm->sorted[tm->n - 1] - (uint64_t)tm->lo + 1;
+  for (uint64_t i = 0; i < range; i++)
+    if (tm->table[i] >= 0) tm->table[i] = newidx[tm->table[i]];
+}
+
+static int64_t tag_map_find(const tag_map_t *tm, int64_t tag);
+
+/* New index of a node tag (after tag_map_renumber), -1 for a dropped or unknown node. */
+static int64_t tag_map_new(const tag_map_t *tm, int64_t tag) {
+  if (tm->table) {
+    if (tag < tm->lo || tag > tm->sorted[tm->n - 1]) return -1;
+    return tm->table[tag - tm->lo];
+  }
+  int64_t s = tag_map_find(tm, tag);
+  return s < 0 ? -1 : tm->newidx[s];
 }
 
 static int64_t tag_map_find(const tag_map_t *tm, int64_t tag) {
@@ -111,7 +133,8 @@ static int keys_dim_of(const pm_msh_t *msh, int64_t i) { return pm_msh_type_dim(
 static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
   int ierr = PM_OK;
   int64_t n = m->n_nodes, ne = m->n_elems;
-  int64_t *cnt = NULL, *start = NULL, *other = NULL, *from = NULL;
+  int64_t *cnt = NULL, *start = NULL;
+  int32_t *other = NULL, *from = NULL; /* node indices fit: pm_graph_build refuses >= 2^31 nodes */
   int64_t nb = 0, cap = 0;
   int64_t *bn = NULL; /* boundary face nodes, 2 (or 1) per face */
   PM_TRY(PM_CALLOC(cnt, n + 1, "edge counts"));
@@ -145,8 +168,8 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
       for (int64_t a = 0; a < nv; a++) {
         int64_t u = m->elem_node[k0 + a], v = m->elem_node[k0 + (a + 1) % nv];
         int64_t lo = u < v ? u : v, p = start[lo] + cnt[lo]++;
-        other[p] = u < v ? v : u;
-        from[p] = u;
+        other[p] = (int32_t)(u < v ? v : u);
+        from[p] = (int32_t)u;
       }
     }
     cap = 16;
@@ -191,6 +214,23 @@ cleanup:
   return ierr;
 }
 
+/* The nodes (new indices, -1 for dropped ones) of raw element e: the converted connectivity of a
+ * cell or face, or a lookup for other elements (e.g. points of a 2D mesh) into `conv`. */
+static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, const tag_map_t *tm, const int64_t *raw2elem, const int64_t *raw2face, int64_t e, int64_t *conv,
+                                   int64_t *nv) {
+  if (raw2elem[e] >= 0) {
+    *nv = m->elem_ptr[raw2elem[e] + 1] - m->elem_ptr[raw2elem[e]];
+    return m->elem_node + m->elem_ptr[raw2elem[e]];
+  }
+  if (raw2face[e] >= 0) {
+    *nv = m->face_ptr[raw2face[e] + 1] - m->face_ptr[raw2face[e]];
+    return m->face_node + m->face_ptr[raw2face[e]];
+  }
+  *nv = msh->elem_ptr[e + 1] - msh->elem_ptr[e];
+  for (int64_t k = 0; k < *nv; k++) conv[k] = tag_map_new(tm, msh->elem_node[msh->elem_ptr[e] + k]);
+  return conv;
+}
+
 int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int ierr = PM_OK;
   pm_mesh_t *m = NULL;
@@ -198,6 +238,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int64_t *stamp = NULL, *order = NULL;
   phys_key_t *keys = NULL, *mkey = NULL;
   tag_map_t tm = {0};
+  int64_t conv[8];
   *mesh = NULL;
 
   PM_TRY(PM_CALLOC(m, 1, "mesh"));
@@ -246,6 +287,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     }
   }
   m->n_dropped_nodes = nraw - nn;
+  tag_map_renumber(&tm, newidx);
   m->n_nodes = nn;
   PM_TRY(PM_MALLOC(m->node_gid, nn, "node ids"));
   PM_TRY(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
@@ -267,10 +309,8 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   for (int64_t e = 0; e < msh->n_elems; e++) {
     if (raw2face[e] != 0) continue;
     int keep = 1;
-    for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
-      int64_t s = tag_map_find(&tm, msh->elem_node[k]);
-      if (s < 0 || newidx[s] < 0) keep = 0;
-    }
+    for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
+      if (tag_map_new(&tm, msh->elem_node[k]) < 0) keep = 0;
     if (!keep) {
       raw2face[e] = -1;
       m->n_dropped_entries++;
@@ -297,7 +337,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
       m->elem_gid[ie] = msh->elem_tag[e];
       int64_t k0 = m->elem_ptr[ie];
       for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-        m->elem_node[k0++] = newidx[tag_map_find(&tm, msh->elem_node[k])];
+        m->elem_node[k0++] = tag_map_new(&tm, msh->elem_node[k]);
       m->elem_ptr[ie + 1] = k0;
       raw2elem[e] = ie++;
     } else if (raw2face[e] == 0) {
@@ -305,7 +345,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
       m->face_gid[jf] = msh->elem_tag[e];
       int64_t k0 = m->face_ptr[jf];
       for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-        m->face_node[k0++] = newidx[tag_map_find(&tm, msh->elem_node[k])];
+        m->face_node[k0++] = tag_map_new(&tm, msh->elem_node[k]);
       m->face_ptr[jf + 1] = k0;
       raw2face[e] = jf++;
     }
@@ -314,15 +354,8 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   m->n_faces = nf;
 
   /* Physical groups: distinct (dim, tag) pairs in order. */
-  int64_t nkeys = 0;
-  PM_TRY(PM_MALLOC(keys, msh->n_member, "groups"));
-  for (int64_t i = 0; i < msh->n_member; i++) {
-    keys[nkeys].dim = pm_msh_type_dim(msh->elem_type[msh->member_elem[i]]);
-    keys[nkeys].tag = msh->member_phys[i];
-    nkeys++;
-  }
-  qsort(keys, (size_t)nkeys, sizeof *keys, cmp_phys);
-  /* Memberships sorted by group (ties by position, so the file order is kept within a group). */
+  /* Memberships sorted by group (ties by position, so the file order is kept within a group);
+   * the distinct groups from them. */
   PM_TRY(PM_MALLOC(mkey, msh->n_member + 1, "group members"));
   for (int64_t i = 0; i < msh->n_member; i++) {
     mkey[i].dim = keys_dim_of(msh, i);
@@ -330,10 +363,12 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     mkey[i].i = i;
   }
   qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
-  int64_t mpos = 0;
-  int64_t ng = 0;
-  for (int64_t i = 0; i < nkeys; i++)
-    if (ng == 0 || cmp_phys(&keys[i], &keys[ng - 1]) != 0) keys[ng++] = keys[i];
+  int64_t mpos = 0, ng = 0;
+  for (int64_t i = 0; i < msh->n_member; i++) ng += i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0;
+  PM_TRY(PM_MALLOC(keys, ng + 1, "groups"));
+  ng = 0;
+  for (int64_t i = 0; i < msh->n_member; i++)
+    if (i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0) keys[ng++] = mkey[i];
   PM_TRY_CHECK(ng < 100000, PM_ERR_UNSUPPORTED, "the mesh has %lld physical groups; pmesh takes at most 99999",
                (long long)ng);
   PM_TRY(PM_CALLOC(m->groups, ng + 1, "groups"));
@@ -370,9 +405,10 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     while (mpos < msh->n_member && cmp_phys(&mkey[mpos], &keys[g]) == 0) order[nm++] = msh->member_elem[mkey[mpos++].i];
     int64_t cn = 0, cf = 0, ce = 0;
     for (int64_t i = 0; i < nm; i++) {
-      int64_t e = order[i];
-      for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
-        int64_t v = newidx[tag_map_find(&tm, msh->elem_node[k])];
+      int64_t e = order[i], nv;
+      const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
+      for (int64_t k = 0; k < nv; k++) {
+        int64_t v = nodes[k];
         if (v >= 0 && stamp[v] != g) {
           stamp[v] = g;
           cn++;
@@ -385,9 +421,10 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     PM_TRY(PM_MALLOC(grp->faces, cf, "group faces"));
     PM_TRY(PM_MALLOC(grp->elems, ce, "group elements"));
     for (int64_t i = 0; i < nm; i++) {
-      int64_t e = order[i];
-      for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
-        int64_t v = newidx[tag_map_find(&tm, msh->elem_node[k])];
+      int64_t e = order[i], nv;
+      const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
+      for (int64_t k = 0; k < nv; k++) {
+        int64_t v = nodes[k];
         if (v >= 0 && stamp[v] == g) {
           stamp[v] = -2 - g; /* collected */
           grp->nodes[grp->n_nodes++] = v;

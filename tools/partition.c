@@ -50,6 +50,7 @@ static void usage(FILE *fp) {
           "  --summary FILE      also write the report as JSON\n"
           "  --view FILE.h5      also write the global mesh with the part id per node and per\n"
           "                      element as HDF5 + XDMF (FILE.xmf beside it; open it in ParaView)\n"
+          "  --write-graph FILE  also write the node graph in METIS's format (for gpmetis)\n"
           "  --quiet             no report on stdout\n"
           "  --check DIR         validate a partition directory and exit\n"
           "  --help, --version\n",
@@ -157,7 +158,7 @@ static void json_string(FILE *fp, const char *s) {
 
 int main(int argc, char **argv) {
   const char *mesh_path = NULL, *outdir = PM_DEFAULT_PART_DIR, *method_s = "metis", *halo_s = "element";
-  const char *summary = NULL, *check_dir = NULL, *view = NULL;
+  const char *summary = NULL, *check_dir = NULL, *view = NULL, *graph_out = NULL;
   int64_t nparts = 0, seed = 0, ufactor = 0;
   int quiet = 0, npos = 0;
   pm_part_options_t opt = {0};
@@ -176,7 +177,7 @@ int main(int argc, char **argv) {
       quiet = 1;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--method") == 0 || strcmp(a, "--halo") == 0 ||
                strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 || strcmp(a, "--summary") == 0 ||
-               strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0) {
+               strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0 || strcmp(a, "--write-graph") == 0) {
       if (!has_val) {
         pm_tool_error(tool, "option %s needs a value (see partition --help)", a);
         return EXIT_FAILURE;
@@ -196,6 +197,8 @@ int main(int argc, char **argv) {
         summary = v;
       } else if (strcmp(a, "--view") == 0) {
         view = v;
+      } else if (strcmp(a, "--write-graph") == 0) {
+        graph_out = v;
       } else {
         check_dir = v;
       }
@@ -281,6 +284,17 @@ int main(int argc, char **argv) {
   st[ST_GRAPH].seconds = pm_wtime() - t;
   st[ST_GRAPH].peak = pm_peak_rss();
   if (big) fprintf(stderr, "partition: graph built in %.2f s; partitioning\n", st[ST_GRAPH].seconds);
+  if (graph_out) { /* not timed: a benchmark aid, METIS's graph file format (1-based) */
+    pm_tool_out_t o;
+    if (pm_tool_open(tool, &o, graph_out)) goto cleanup;
+    fprintf(o.fp, "%" PRId64 " %" PRId64 "\n", graph.n, graph.xadj[graph.n] / 2);
+    for (int64_t i = 0; i < graph.n; i++) {
+      for (int64_t k = graph.xadj[i]; k < graph.xadj[i + 1]; k++)
+        fprintf(o.fp, k > graph.xadj[i] ? " %d" : "%d", graph.adj[k] + 1);
+      fputc('\n', o.fp);
+    }
+    if (pm_tool_close(tool, &o, 1)) goto cleanup;
+  }
 
   t = pm_wtime();
   PM_TRY(PM_MALLOC(part, mesh->n_nodes, "partition"));
@@ -331,7 +345,7 @@ int main(int argc, char **argv) {
   meta.global_elems = mesh->n_elems;
   meta.source = (char *)(uintptr_t)mesh_path;
   meta.source_checksum = checksum;
-  meta.method = (char *)(uintptr_t)method_s;
+  meta.method = (char *)(uintptr_t)(opt.method == PM_PART_FILE ? "file" : method_s);
   meta.halo = (char *)(uintptr_t)halo_s;
   meta.seed = seed;
   meta.ufactor = ufactor;
