@@ -912,7 +912,14 @@ int pm_halo_selftest(pm_halo_t *halo, const pm_local_t *local, FILE *out, int64_
     int rc = MPI_Allreduce(&wrong, n_wrong, 1, MPI_INT64_T, MPI_SUM, halo->comm);
     PM_TRY_CHECK(rc == MPI_SUCCESS, pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Allreduce"), "self-test");
   }
-  if (out) {
+  /* Printing is collective: it happens when any rank passes `out` (the callers usually pass it on
+   * rank 0 only), and rank 0 writes to its `out`. */
+  int want = out != NULL;
+  {
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MAX, halo->comm);
+    PM_TRY_CHECK(rc == MPI_SUCCESS, pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Allreduce"), "self-test");
+  }
+  if (want) {
     /* This rank's lines, in import order; rank 0 gathers and prints them in rank order. */
     lerr = PM_OK;
     for (int k = 0; k < halo->n_neib && !lerr; k++)
@@ -960,8 +967,8 @@ int pm_halo_selftest(pm_halo_t *halo, const pm_local_t *local, FILE *out, int64_
       int rc = MPI_Gatherv(text ? text : "", mylen, MPI_CHAR, all, len, disp, MPI_CHAR, 0, halo->comm);
       PM_TRY_CHECK(rc == MPI_SUCCESS, pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Gatherv"), "self-test");
     }
-    if (halo->rank == 0 && total) fwrite(all, 1, (size_t)total, out);
-    if (halo->rank == 0) fflush(out);
+    if (halo->rank == 0 && total && out) fwrite(all, 1, (size_t)total, out);
+    if (halo->rank == 0 && out) fflush(out);
   }
 cleanup:
   free(v);

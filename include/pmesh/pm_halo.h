@@ -73,7 +73,7 @@ int pm_halo_update(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
 /** The self-test of the lecture: internal nodes hold their global ids, one update, and every
- *  external node must hold its own global id.  If `out` is non-NULL, rank 0 writes every rank's
+ *  external node must hold its own global id.  If any rank passes a non-NULL `out`, rank 0 writes every rank's
  *  "RECVbuf <rank> <neighbour> <global id>" lines to it (the lecture's "%8d" columns), in rank
  *  order, and within a rank neighbour by neighbour in import order.  Collective.
  *  @param[in]  local    the local mesh the halo was built from (needs global ids)
