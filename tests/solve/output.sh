@@ -6,7 +6,9 @@ PY=python3
 $PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
 CHECK="$PMESH_TESTS/solve/check_result.py"
 for mesh in mixed disk_hole; do
-  for np in 1 3 8; do
+  nps="1 3 8"
+  [ $mesh = disk_hole ] && nps="1 3"
+  for np in $nps; do
     "$PARTITION" "$PMESH_MESHES/$mesh.msh" $np -o p.$np --quiet
     "$MPIEXEC" -n $np "$SOLVE" -p p.$np -o $mesh.$np.h5 --rtol 1e-12 --dump-solution d.$np > out.$np
     same=""; [ $np -gt 1 ] && same="--same-as $mesh.1.h5"
