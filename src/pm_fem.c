@@ -185,6 +185,59 @@ static int element(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_
   return PM_OK;
 }
 
+/* Element mass M[a][b] = integral of phi_a phi_b (times `area` for lines), with the quadrature
+ * points of element(): exact for lines and triangles, and for Q1 on parallelograms. */
+static int element_mass(const pm_local_t *l, int32_t e, double area, double M[4][4]) {
+  int32_t k0 = l->elem_ptr[e];
+  int nv = l->elem_ptr[e + 1] - k0;
+  const double *X[4];
+  for (int a = 0; a < nv; a++) X[a] = l->xyz + 3 * l->elem_node[k0 + a];
+  memset(M, 0, sizeof(double) * 16);
+  if (l->elem_type[e] == PM_MSH_LINE) {
+    double dx = X[1][0] - X[0][0], dy = X[1][1] - X[0][1], dz = X[1][2] - X[0][2];
+    double L = sqrt(dx * dx + dy * dy + dz * dz);
+    PM_CHECK(L > 0, PM_ERR_FORMAT, "line element %lld has zero length", (long long)l->elem_gid[e]);
+    static const double gq[2] = {0.21132486540518711775, 0.78867513459481288225};
+    for (int q = 0; q < 2; q++) {
+      double phi[2] = {1 - gq[q], gq[q]};
+      for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) M[a][b] += 0.5 * L * area * phi[a] * phi[b];
+    }
+  } else if (l->elem_type[e] == PM_MSH_TRI) {
+    double x10 = X[1][0] - X[0][0], y10 = X[1][1] - X[0][1], x20 = X[2][0] - X[0][0], y20 = X[2][1] - X[0][1];
+    double A = 0.5 * fabs(x10 * y20 - x20 * y10);
+    PM_CHECK(A > 0, PM_ERR_FORMAT, "triangle %lld is degenerate (zero area)", (long long)l->elem_gid[e]);
+    static const double qp[3][2] = {{1.0 / 6, 1.0 / 6}, {2.0 / 3, 1.0 / 6}, {1.0 / 6, 2.0 / 3}};
+    for (int q = 0; q < 3; q++) {
+      double phi[3] = {1 - qp[q][0] - qp[q][1], qp[q][0], qp[q][1]};
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) M[a][b] += A / 3 * phi[a] * phi[b];
+    }
+  } else if (l->elem_type[e] == PM_MSH_QUAD) {
+    static const double gp = 0.57735026918962576451;
+    static const double xi[4] = {-1, 1, 1, -1}, eta[4] = {-1, -1, 1, 1};
+    for (int q = 0; q < 4; q++) {
+      double s = xi[q] * gp, t = eta[q] * gp, phi[4], J[2][2] = {{0, 0}, {0, 0}};
+      for (int a = 0; a < 4; a++) {
+        phi[a] = 0.25 * (1 + xi[a] * s) * (1 + eta[a] * t);
+        double ds = 0.25 * xi[a] * (1 + eta[a] * t), dt = 0.25 * eta[a] * (1 + xi[a] * s);
+        J[0][0] += ds * X[a][0];
+        J[0][1] += ds * X[a][1];
+        J[1][0] += dt * X[a][0];
+        J[1][1] += dt * X[a][1];
+      }
+      double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+      PM_CHECK(det != 0, PM_ERR_FORMAT, "quadrangle %lld is degenerate", (long long)l->elem_gid[e]);
+      for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) M[a][b] += fabs(det) * phi[a] * phi[b];
+    }
+  } else {
+    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "element %lld: type %d is no 1D/2D cell",
+                        (long long)l->elem_gid[e], l->elem_type[e]);
+  }
+  return PM_OK;
+}
+
 static int add_entry(pm_csr_t *a, const pm_local_t *l, int32_t row, int32_t col, double v) {
   if (row == col) {
     a->d[row] += v;
@@ -335,24 +388,11 @@ static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double *b) {
   return PM_OK;
 }
 
-int pm_fem_assemble(const pm_local_t *l, const pm_problem_t *pr, pm_csr_t *a, double *b, double *u,
-                    int64_t *n_fixed) {
+int pm_fem_dirichlet(const pm_local_t *l, const pm_problem_t *pr, char *fixed, double *u) {
   int ierr = PM_OK;
-  int32_t n = l->n_internal, np = l->n_total;
-  pm_expr_t **fx = NULL, **kx = NULL, *dx = NULL;
-  char *fixed = NULL;
-  PM_CHECK(pr->n_source > 0 && pr->n_conductivity > 0, PM_ERR_ARG, "a source and a conductivity are needed");
-  PM_TRY(PM_CALLOC(fx, pr->n_source, "sources"));
-  PM_TRY(PM_CALLOC(kx, pr->n_conductivity, "conductivities"));
-  for (int i = 0; i < pr->n_source; i++) PM_TRY(pm_expr_create(pr->source[i].expr, &fx[i]));
-  for (int i = 0; i < pr->n_conductivity; i++) PM_TRY(pm_expr_create(pr->conductivity[i].expr, &kx[i]));
-  memset(b, 0, (size_t)n * sizeof *b);
-  memset(u, 0, (size_t)np * sizeof *u);
-  memset(a->d, 0, (size_t)n * sizeof *a->d);
-  memset(a->amat, 0, (size_t)a->index[n] * sizeof *a->amat);
-
-  /* Dirichlet values on every local node (internal and external) of the groups; later wins. */
-  PM_TRY(PM_CALLOC(fixed, np, "Dirichlet marks"));
+  int32_t np = l->n_total;
+  pm_expr_t *dx = NULL;
+  memset(fixed, 0, (size_t)np);
   for (int i = 0; i < pr->n_dirichlet; i++) {
     int g = pm_fem_find_group(l, pr->dirichlet[i].group);
     PM_TRY_CHECK(g >= 0, PM_ERR_ARG, "--dirichlet: no group named '%s'", pr->dirichlet[i].group);
@@ -366,19 +406,95 @@ int pm_fem_assemble(const pm_local_t *l, const pm_problem_t *pr, pm_csr_t *a, do
     }
     pm_expr_destroy(&dx);
   }
+cleanup:
+  pm_expr_destroy(&dx);
+  return ierr;
+}
+
+int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_csr_t *m) {
+  int32_t n = l->n_internal;
+  memset(m->d, 0, (size_t)n * sizeof *m->d);
+  memset(m->amat, 0, (size_t)m->index[n] * sizeof *m->amat);
+  if (pr->scheme == PM_SCHEME_FDM5) {
+    PM_CHECK(kind == PM_MASS_LUMPED, PM_ERR_ARG,
+             "--scheme fdm5 has no consistent mass matrix (its mass is the nodal value, the identity): use "
+             "--mass lumped");
+    for (int32_t i = 0; i < n; i++) m->d[i] = 1.0;
+    return PM_OK;
+  }
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    int32_t k0 = l->elem_ptr[e];
+    int nv = l->elem_ptr[e + 1] - k0;
+    double M[4][4];
+    int ierr = element_mass(l, e, l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, M);
+    if (ierr) {
+      char prefix[128];
+      snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
+      pm_error_prefix(prefix);
+      return ierr;
+    }
+    for (int i = 0; i < nv; i++) {
+      int32_t r = l->elem_node[k0 + i];
+      if (r >= n) continue;
+      for (int j = 0; j < nv; j++) PM_CALL(add_entry(m, l, r, l->elem_node[k0 + j], M[i][j]));
+    }
+  }
+  if (kind == PM_MASS_LUMPED) /* every element of an internal node is local: its row is complete */
+    for (int32_t i = 0; i < n; i++)
+      for (int32_t k = m->index[i]; k < m->index[i + 1]; k++) {
+        m->d[i] += m->amat[k];
+        m->amat[k] = 0.0;
+      }
+  return PM_OK;
+}
+
+/* Steady (m == NULL) or backward-Euler assembly, then the symmetric elimination. */
+static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, pm_csr_t *a, pm_csr_t *m,
+                    double *b, double *u, int64_t *n_fixed) {
+  int ierr = PM_OK;
+  int32_t n = l->n_internal, np = l->n_total;
+  pm_expr_t **fx = NULL, **kx = NULL;
+  char *fixed = NULL;
+  PM_CHECK(pr->n_source > 0 && pr->n_conductivity > 0, PM_ERR_ARG, "a source and a conductivity are needed");
+  PM_CHECK(!m || (dt > 0 && isfinite(dt)), PM_ERR_ARG, "the time step %g is not a positive finite number", dt);
+  PM_CHECK(!m || (m->n == a->n && m->index[n] == a->index[n]), PM_ERR_ARG,
+           "the mass matrix needs the structure of the system matrix");
+  PM_TRY(PM_CALLOC(fx, pr->n_source, "sources"));
+  PM_TRY(PM_CALLOC(kx, pr->n_conductivity, "conductivities"));
+  for (int i = 0; i < pr->n_source; i++) PM_TRY(pm_expr_create(pr->source[i].expr, &fx[i]));
+  for (int i = 0; i < pr->n_conductivity; i++) PM_TRY(pm_expr_create(pr->conductivity[i].expr, &kx[i]));
+  memset(b, 0, (size_t)n * sizeof *b);
+  memset(u, 0, (size_t)np * sizeof *u);
+  memset(a->d, 0, (size_t)n * sizeof *a->d);
+  memset(a->amat, 0, (size_t)a->index[n] * sizeof *a->amat);
+
+  /* Dirichlet values on every local node (internal and external) of the groups; later wins. */
+  PM_TRY(PM_CALLOC(fixed, np, "Dirichlet marks"));
+  PM_TRY(pm_fem_dirichlet(l, pr, fixed, u));
   if (pr->scheme == PM_SCHEME_FDM5) {
     PM_TRY(assemble_fdm5(l, pr, fx, kx, a, b, fixed));
   } else {
     PM_TRY(assemble_fem(l, pr, fx, kx, a, b));
     PM_TRY(add_neumann(l, pr, b));
   }
-  /* Symmetric elimination: fixed rows become identity rows, fixed columns move to the right. */
+  if (m) { /* a = M/dt + K: the same structure, entry by entry */
+    PM_TRY(pm_fem_mass(l, pr, kind, m));
+    for (int32_t i = 0; i < n; i++) a->d[i] += m->d[i] / dt;
+    for (int32_t k = 0; k < a->index[n]; k++) a->amat[k] += m->amat[k] / dt;
+  }
+  /* Symmetric elimination: fixed rows become identity rows, fixed columns move to the right
+   * (with M/dt included: the Dirichlet values are constant in time).  M loses the rows and
+   * columns of fixed nodes, so (M u^n)/dt adds nothing to fixed rows and does not read u^n there. */
   int64_t nf = 0;
   for (int32_t i = 0; i < n; i++) {
     if (fixed[i]) {
       a->d[i] = 1.0;
       b[i] = u[i];
       for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) a->amat[k] = 0.0;
+      if (m) {
+        m->d[i] = 0.0;
+        for (int32_t k = m->index[i]; k < m->index[i + 1]; k++) m->amat[k] = 0.0;
+      }
       nf++;
       continue;
     }
@@ -387,6 +503,7 @@ int pm_fem_assemble(const pm_local_t *l, const pm_problem_t *pr, pm_csr_t *a, do
       if (fixed[c]) {
         b[i] -= a->amat[k] * u[c];
         a->amat[k] = 0.0;
+        if (m) m->amat[k] = 0.0;
       }
     }
     PM_TRY_CHECK(a->d[i] > 0, PM_ERR_ARG, "node %lld: diagonal %g is not positive (is the conductivity positive?)",
@@ -398,11 +515,20 @@ cleanup:
     for (int i = 0; i < pr->n_source; i++) pm_expr_destroy(&fx[i]);
   if (kx)
     for (int i = 0; i < pr->n_conductivity; i++) pm_expr_destroy(&kx[i]);
-  pm_expr_destroy(&dx);
   free(fx);
   free(kx);
   free(fixed);
   return ierr;
+}
+
+int pm_fem_assemble(const pm_local_t *l, const pm_problem_t *pr, pm_csr_t *a, double *b, double *u, int64_t *n_fixed) {
+  return assemble(l, pr, PM_MASS_CONSISTENT, 0.0, a, NULL, b, u, n_fixed);
+}
+
+int pm_fem_assemble_transient(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, pm_csr_t *a,
+                              pm_csr_t *m, double *b, double *u, int64_t *n_fixed) {
+  PM_CHECK(m, PM_ERR_ARG, "pm_fem_assemble_transient: no mass matrix");
+  return assemble(l, pr, kind, dt, a, m, b, u, n_fixed);
 }
 
 int pm_fem_node_weights(const pm_local_t *l, double *w) {

@@ -14,3 +14,7 @@ foreach(np 1 4)
   pmesh_script(solve_bad_np${np} solve/bad.sh ARGS ${np} LABELS "solve;bad" TIMEOUT 600)
 endforeach()
 pmesh_script(solve_output solve/output.sh LABELS "solve;h5" TIMEOUT 900)
+# Transient runs (--dt --steps) and restarts (--initial).
+pmesh_script(solve_transient solve/transient.sh LABELS "solve;h5;transient" TIMEOUT 600)
+pmesh_script(solve_restart solve/restart.sh LABELS "solve;h5;transient" TIMEOUT 600)
+pmesh_script(solve_transient_bad solve/transient_bad.sh LABELS "solve;bad;transient" TIMEOUT 300)

@@ -1,10 +1,14 @@
-/* solve - load the local meshes of a partition on every rank, assemble steady heat conduction
- * (Poisson) and solve it with parallel preconditioned CG.
+/* solve - load the local meshes of a partition on every rank, assemble heat conduction
+ * (Poisson) and solve it with parallel preconditioned CG: steady, or transient with backward
+ * Euler, (M/dt + K) u^{n+1} = (M/dt) u^n + f, one CG solve per step, written as a time series.
  *
  *   mpiexec -n P solve [-p DIR] [-o FILE.h5] [--source F] [--conductivity K] [--area A]
  *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5]
  *       [--precond none|jacobi] [--rtol EPS] [--maxit N] [--exchange NAME] [--monitor K]
- *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX] [CONTROL_FILE]
+ *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX]
+ *       [--dt DT --steps N [--every K] [--mass consistent|lumped]]
+ *       [--initial-value EXPR | --initial FILE.h5 [--initial-field NAME] [--initial-step K]]
+ *       [CONTROL_FILE]
  *   mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]
  *
  * Rank 0 reads the options (and the lecture's control file) and sends them to every rank in one
@@ -42,16 +46,19 @@ typedef struct params {
   int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
   int n_source, n_cond, n_dir, n_neu;
-  double rtol, area;
+  int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
+  double rtol, area, dt;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
+  char initial[PATH_LEN], initial_field[NAME_LEN], initial_value[EXPR_LEN];
   char exact[EXPR_LEN];
   char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];
   char src_expr[MAXBC][EXPR_LEN], cond_expr[MAXBC][EXPR_LEN], dir_expr[MAXBC][EXPR_LEN], neu_expr[MAXBC][EXPR_LEN];
 } params_t;
 
 static int params_type(MPI_Datatype *type) {
-  int blocklen[4] = {(int)((offsetof(params_t, rtol)) / sizeof(int)), 2, 1,
+  int blocklen[4] = {(int)(offsetof(params_t, rtol) / sizeof(int)),
+                     (int)((offsetof(params_t, fingerprint) - offsetof(params_t, rtol)) / sizeof(double)), 1,
                      (int)(sizeof(params_t) - offsetof(params_t, dir))};
   MPI_Aint disp[4] = {offsetof(params_t, status), offsetof(params_t, rtol), offsetof(params_t, fingerprint),
                       offsetof(params_t, dir)};
@@ -69,8 +76,9 @@ static void usage(FILE *fp) {
           "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
           "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n"
           "\n"
-          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG.\n"
-          "P must equal the number of parts of the partition.\n"
+          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
+          "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
+          "step, the result a time series).  P must equal the number of parts of the partition.\n"
           "\n"
           "options:\n"
           "  -p DIR                 partition directory (default: %s)\n"
@@ -95,6 +103,16 @@ static void usage(FILE *fp) {
           "  --summary FILE.json    write the run's figures as JSON\n"
           "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n"
           "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
+          "                         (transient: the last step)\n"
+          "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0 (Dirichlet values\n"
+          "                         constant in time); the result is a series of steps 0, K, 2K, ..., N\n"
+          "  --every K              write every K-th step (default 1; step 0 and the last always)\n"
+          "  --mass consistent|lumped  mass matrix (default consistent; fdm5: lumped, the nodal value)\n"
+          "  --initial-value EXPR   u^0 (transient) or CG initial guess (steady) (default 0)\n"
+          "  --initial FILE.h5      u^0 or initial guess from an earlier result of the same mesh\n"
+          "                         (any number of ranks); Dirichlet nodes keep their values\n"
+          "  --initial-field NAME   field to read (default u)\n"
+          "  --initial-step K       stored step K of a series (/steps/K; default the last)\n"
           "  --exchange-test        fill internal nodes with their global ids, exchange, check,\n"
           "                         print the lecture's RECVbuf lines\n"
           "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
@@ -177,6 +195,11 @@ static void list_groups(const pm_meta_t *m, char *buf, size_t size) {
 static int parse(int argc, char **argv, int nranks, params_t *p) {
   const char *control = NULL;
   int set_src = 0, set_cond = 0, set_area = 0, set_maxit = 0, set_rtol = 0;
+  int set_dt = 0, set_every = 0, set_mass = 0, set_field = 0, set_step = 0;
+  p->every = 1;
+  p->mass = PM_MASS_CONSISTENT;
+  p->initial_step = -1;
+  strcpy(p->initial_field, "u");
   p->scheme = PM_SCHEME_FEM;
   p->precond = PM_PRECOND_JACOBI;
   p->exchange = pm_exchange_default();
@@ -205,9 +228,32 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
       p->no_output = 1;
       continue;
     }
-    static const char *valued[] = {"-p", "-o", "--source", "--conductivity", "--area", "--dirichlet", "--neumann",
-                                   "--scheme", "--precond", "--rtol", "--maxit", "--exchange", "--monitor", "--exact",
-                                   "--summary", "--dump-matrix", "--dump-solution", NULL};
+    static const char *valued[] = {"-p",
+                                   "-o",
+                                   "--source",
+                                   "--conductivity",
+                                   "--area",
+                                   "--dirichlet",
+                                   "--neumann",
+                                   "--scheme",
+                                   "--precond",
+                                   "--rtol",
+                                   "--maxit",
+                                   "--exchange",
+                                   "--monitor",
+                                   "--exact",
+                                   "--summary",
+                                   "--dump-matrix",
+                                   "--dump-solution",
+                                   "--dt",
+                                   "--steps",
+                                   "--every",
+                                   "--mass",
+                                   "--initial",
+                                   "--initial-field",
+                                   "--initial-step",
+                                   "--initial-value",
+                                   NULL};
     int is_valued = 0;
     for (int k = 0; valued[k]; k++) is_valued |= !strcmp(a, valued[k]);
     if (!is_valued) {
@@ -289,6 +335,56 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
     } else if (!strcmp(a, "--monitor")) {
       if (pm_tool_int(tool, a, v, 1, INT32_MAX, &iv)) return -1;
       p->monitor = (int)iv;
+    } else if (!strcmp(a, "--dt")) {
+      char *end;
+      p->dt = strtod(v, &end);
+      if (!v[0] || *end || !isfinite(p->dt) || !(p->dt > 0)) {
+        pm_tool_error(tool, "--dt %s: the time step must be a positive finite number", v);
+        return -1;
+      }
+      set_dt = 1;
+    } else if (!strcmp(a, "--steps") || !strcmp(a, "--every") || !strcmp(a, "--initial-step")) {
+      int64_t lo = !strcmp(a, "--initial-step") ? 0 : 1;
+      if (pm_tool_int(tool, a, v, INT64_MIN, INT64_MAX, &iv)) return -1;
+      if (iv < lo || iv > INT32_MAX) {
+        pm_tool_error(tool, "%s %s: expected %s", a, v,
+                      lo ? "at least 1" : "a step number >= 0 (omit it for the last step)");
+        return -1;
+      }
+      if (!strcmp(a, "--steps")) {
+        p->steps = (int)iv;
+      } else if (!strcmp(a, "--every")) {
+        p->every = (int)iv;
+        set_every = 1;
+      } else {
+        p->initial_step = (int)iv;
+        set_step = 1;
+      }
+    } else if (!strcmp(a, "--mass")) {
+      if (!strcmp(v, "consistent")) {
+        p->mass = PM_MASS_CONSISTENT;
+      } else if (!strcmp(v, "lumped")) {
+        p->mass = PM_MASS_LUMPED;
+      } else {
+        pm_tool_error(tool, "--mass %s: expected consistent or lumped", v);
+        return -1;
+      }
+      set_mass = 1;
+    } else if (!strcmp(a, "--initial")) {
+      if (set_path(p->initial, a, v)) return -1;
+    } else if (!strcmp(a, "--initial-field")) {
+      if (strlen(v) >= NAME_LEN || !v[0]) {
+        pm_tool_error(tool, "--initial-field: expected a field name below %d characters", NAME_LEN);
+        return -1;
+      }
+      strcpy(p->initial_field, v);
+      set_field = 1;
+    } else if (!strcmp(a, "--initial-value")) {
+      if (strlen(v) >= EXPR_LEN || !v[0]) {
+        pm_tool_error(tool, "--initial-value: expected an expression below %d characters", EXPR_LEN);
+        return -1;
+      }
+      strcpy(p->initial_value, v);
     } else if (!strcmp(a, "--exchange")) {
       pm_exchange_t k;
       if (pm_exchange_parse(v, &k)) {
@@ -297,6 +393,34 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
       }
       p->exchange = (int)k;
     }
+  }
+  /* Transient options go together. */
+  if (set_dt != (p->steps > 0)) {
+    pm_tool_error(tool, "%s: a transient run needs both --dt DT and --steps N",
+                  set_dt ? "--dt without --steps" : "--steps without --dt");
+    return -1;
+  }
+  if (!set_dt && (set_every || set_mass)) {
+    pm_tool_error(tool, "%s applies to transient runs: give --dt DT and --steps N too",
+                  set_every ? "--every" : "--mass");
+    return -1;
+  }
+  if (p->scheme == PM_SCHEME_FDM5 && set_dt) {
+    if (set_mass && p->mass == PM_MASS_CONSISTENT) {
+      pm_tool_error(tool,
+                    "--mass consistent: --scheme fdm5 has no consistent mass matrix (its mass is the nodal "
+                    "value, the identity): use --mass lumped, the default for fdm5");
+      return -1;
+    }
+    p->mass = PM_MASS_LUMPED;
+  }
+  if (p->initial[0] && p->initial_value[0]) {
+    pm_tool_error(tool, "--initial and --initial-value exclude each other: give one");
+    return -1;
+  }
+  if (!p->initial[0] && (set_field || set_step)) {
+    pm_tool_error(tool, "%s needs --initial FILE.h5", set_field ? "--initial-field" : "--initial-step");
+    return -1;
   }
   /* XDMF beside the HDF5 file. */
   size_t len = strlen(p->out_h5);
@@ -382,10 +506,15 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
     }
   }
   /* Expressions parse (the ranks would all fail alike; say it once, here). */
-  for (int w = 0; w < 5; w++) {
-    int n = w == 0 ? p->n_source : w == 1 ? p->n_cond : w == 2 ? p->n_dir : w == 3 ? p->n_neu : (p->exact[0] != 0);
+  const char *single[2] = {p->exact, p->initial_value};
+  for (int w = 0; w < 6; w++) {
+    int n = w == 0 ? p->n_source : w == 1 ? p->n_cond : w == 2 ? p->n_dir : w == 3 ? p->n_neu : single[w - 4][0] != 0;
     for (int i = 0; i < n; i++) {
-      const char *e = w == 0 ? p->src_expr[i] : w == 1 ? p->cond_expr[i] : w == 2 ? p->dir_expr[i] : w == 3 ? p->neu_expr[i] : p->exact;
+      const char *e = w == 0   ? p->src_expr[i]
+                      : w == 1 ? p->cond_expr[i]
+                      : w == 2 ? p->dir_expr[i]
+                      : w == 3 ? p->neu_expr[i]
+                               : single[w - 4];
       pm_expr_t *ex = NULL;
       ierr = pm_expr_create(e, &ex);
       pm_expr_destroy(&ex);
@@ -404,7 +533,7 @@ done:
 /* Report a local failure with the rank, after agreement; returns nonzero when any rank failed. */
 static int agree(MPI_Comm comm, int rank, int ierr) {
   int all = pm_comm_agree(comm, ierr);
-  if (ierr) {
+  if (ierr && ierr != PM_ERR_REMOTE) { /* a remote failure: that rank printed why */
     const char *msg = pm_error_message();
     fprintf(stderr, "%s: error: [rank %d] %s\n", tool, rank, msg[0] ? msg : pm_error_name(ierr));
     if (getenv("PMESH_TRACE")) fprintf(stderr, "%s: trace: %s\n", tool, pm_error_where());
@@ -426,6 +555,153 @@ static int dump_matrix(const params_t *p, const pm_local_t *l, const pm_csr_t *a
   return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
 }
 
+/* u = EXPR at every local node (internal and external).  Not collective. */
+static int set_expr(const pm_local_t *l, const char *text, const char *what, double *u) {
+  pm_expr_t *ex = NULL;
+  PM_CALL(pm_expr_create(text, &ex));
+  int ierr = PM_OK;
+  for (int32_t i = 0; i < l->n_total && !ierr; i++) {
+    const double *x = l->xyz + 3 * i;
+    u[i] = pm_expr_eval(ex, x[0], x[1], x[2]);
+    if (!isfinite(u[i]))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s '%s' is not finite at node %" PRId64 " (%g, %g)", what,
+                          text, l->gid[i], x[0], x[1]);
+  }
+  pm_expr_destroy(&ex);
+  return ierr;
+}
+
+static int check_finite(const pm_local_t *l, const double *u, const char *file, const char *field) {
+  for (int32_t i = 0; i < l->n_internal; i++)
+    PM_CHECK(isfinite(u[i]), PM_ERR_FORMAT, "%s: field '%s' is %g at node %" PRId64 ": cannot start from it", file,
+             field, u[i], l->gid[i]);
+  return PM_OK;
+}
+
+enum { MAX_ATTRS = 32 };
+
+/* The attributes every result carries: the problem and its parameters.  Returns their number. */
+static int base_attrs(const params_t *p, pm_h5_attr_t *at) {
+  int n = 0;
+  int tr = p->steps > 0;
+  at[n++] = (pm_h5_attr_t){"problem", PM_H5_ATTR_STRING, 0, 0, tr ? "du/dt - div(k grad u) = f" : "-div(k grad u) = f"};
+  at[n++] = (pm_h5_attr_t){"scheme", PM_H5_ATTR_STRING, 0, 0, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem"};
+  at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none"};
+  at[n++] = (pm_h5_attr_t){"source_f", PM_H5_ATTR_STRING, 0, 0, p->src_expr[p->n_source - 1]};
+  at[n++] = (pm_h5_attr_t){"conductivity_k", PM_H5_ATTR_STRING, 0, 0, p->cond_expr[p->n_cond - 1]};
+  at[n++] = (pm_h5_attr_t){"area", PM_H5_ATTR_DOUBLE, p->area, 0, NULL};
+  at[n++] = (pm_h5_attr_t){"rtol", PM_H5_ATTR_DOUBLE, p->rtol, 0, NULL};
+  if (p->initial[0]) {
+    at[n++] = (pm_h5_attr_t){"initial_file", PM_H5_ATTR_STRING, 0, 0, p->initial};
+    at[n++] = (pm_h5_attr_t){"initial_field", PM_H5_ATTR_STRING, 0, 0, p->initial_field};
+    at[n++] = (pm_h5_attr_t){"initial_step", PM_H5_ATTR_INT64, 0, p->initial_step, NULL};
+  } else {
+    at[n++] = (pm_h5_attr_t){"initial_value", PM_H5_ATTR_STRING, 0, 0, p->initial_value[0] ? p->initial_value : "0"};
+  }
+  return n;
+}
+
+/* Figures of a transient run (the same on every rank). */
+typedef struct tstats {
+  int steps_done, written, converged, it_min, it_max;
+  int failed_step, failed_iterations; /* the step whose CG did not converge */
+  double failed_residual, residual_max, t_output;
+  int64_t it_total;
+  pm_cg_result_t sum; /* iterations and seconds summed over the steps */
+} tstats_t;
+
+static int write_step(pm_h5_series_t *s, const double *u, double time, tstats_t *st) {
+  double t = MPI_Wtime();
+  pm_h5_field_t f[1] = {{"u", 0, 0, u}};
+  int ierr = pm_h5_series_write(s, time, f, 1);
+  st->written += !ierr;
+  st->t_output += MPI_Wtime() - t;
+  return ierr;
+}
+
+/* Backward Euler: per step rhs = b + (M u^n)/dt (M without the Dirichlet rows and columns, see
+ * pm_fem_assemble_transient), then CG on (M/dt + K) u^{n+1} = rhs from u^n.  Writes steps 0,
+ * every, 2 every, ... and the last; the series is kept only when every step converged.
+ * Collective; errors are agreed. */
+static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, const pm_meta_t *meta, pm_halo_t *halo,
+                         const pm_csr_t *a, const pm_csr_t *m, const double *b, double *u, const pm_cg_options_t *copt,
+                         tstats_t *st) {
+  int ierr = PM_OK, rank;
+  int32_t n = l->n_internal;
+  double *rhs = NULL, *q = NULL;
+  pm_h5_series_t *series = NULL;
+  MPI_Comm_rank(comm, &rank);
+  memset(st, 0, sizeof *st);
+  st->converged = 1;
+  st->it_min = INT32_MAX;
+  ierr = PM_MALLOC(rhs, n > 0 ? n : 1, "right-hand side of a step");
+  if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "mass times u");
+  PM_TRY(pm_comm_agree(comm, ierr));
+  if (!p->no_output) {
+    double t = MPI_Wtime();
+    PM_TRY(pm_h5_series_create(comm, l, meta, p->out_h5, p->out_xmf, &series));
+    st->t_output += MPI_Wtime() - t;
+    PM_TRY(write_step(series, u, 0.0, st));
+  }
+  for (int k = 1; k <= p->steps; k++) {
+    /* The product refreshes u^n's externals (the halo update) before it reads them. */
+    double te = 0, t = MPI_Wtime();
+    pm_cg_result_t r;
+    memset(&r, 0, sizeof r);
+    ierr = pm_csr_spmv(m, halo, u, q, NULL, &te);
+    for (int32_t i = 0; i < n && !ierr; i++) rhs[i] = b[i] + q[i] / p->dt;
+    st->sum.t_spmv += MPI_Wtime() - t - te;
+    st->sum.t_exchange += te;
+    if (!ierr) ierr = pm_cg_solve(a, halo, rhs, u, copt, &r);
+    PM_TRY(pm_comm_agree(comm, ierr));
+    st->steps_done = k;
+    st->it_total += r.iterations;
+    if (r.iterations < st->it_min) st->it_min = r.iterations;
+    if (r.iterations > st->it_max) st->it_max = r.iterations;
+    if (r.residual > st->residual_max) st->residual_max = r.residual;
+    st->sum.iterations += r.iterations;
+    st->sum.residual = r.residual;
+    st->sum.t_total += r.t_total;
+    st->sum.t_spmv += r.t_spmv;
+    st->sum.t_exchange += r.t_exchange;
+    st->sum.t_reduce += r.t_reduce;
+    st->sum.t_update += r.t_update;
+    if (p->monitor > 0 && rank == 0)
+      printf("step %6d  t = %-12.6g %5d iterations  ||r||/||b|| = %.3e\n", k, k * p->dt, r.iterations, r.residual);
+    if (!r.converged) {
+      st->converged = 0;
+      st->failed_step = k;
+      st->failed_iterations = r.iterations;
+      st->failed_residual = r.residual;
+      break;
+    }
+    if (series && (k % p->every == 0 || k == p->steps)) PM_TRY(write_step(series, u, k * p->dt, st));
+  }
+  if (st->it_min == INT32_MAX) st->it_min = 0;
+  st->sum.converged = st->converged;
+  if (series && st->converged) {
+    double t = MPI_Wtime();
+    pm_h5_attr_t at[MAX_ATTRS];
+    int na = base_attrs(p, at);
+    at[na++] = (pm_h5_attr_t){"dt", PM_H5_ATTR_DOUBLE, p->dt, 0, NULL};
+    at[na++] = (pm_h5_attr_t){"steps", PM_H5_ATTR_INT64, 0, p->steps, NULL};
+    at[na++] = (pm_h5_attr_t){"every", PM_H5_ATTR_INT64, 0, p->every, NULL};
+    at[na++] = (pm_h5_attr_t){"mass", PM_H5_ATTR_STRING, 0, 0, p->mass == PM_MASS_LUMPED ? "lumped" : "consistent"};
+    at[na++] = (pm_h5_attr_t){"iterations", PM_H5_ATTR_INT64, 0, st->it_total, NULL};
+    at[na++] = (pm_h5_attr_t){"iterations_min", PM_H5_ATTR_INT64, 0, st->it_min, NULL};
+    at[na++] = (pm_h5_attr_t){"iterations_max", PM_H5_ATTR_INT64, 0, st->it_max, NULL};
+    at[na++] = (pm_h5_attr_t){"residual", PM_H5_ATTR_DOUBLE, st->residual_max, 0, NULL};
+    at[na++] = (pm_h5_attr_t){"converged", PM_H5_ATTR_INT64, 0, 1, NULL};
+    ierr = pm_h5_series_close(&series, at, na, 1);
+    st->t_output += MPI_Wtime() - t;
+  }
+cleanup:
+  if (series) pm_h5_series_close(&series, NULL, 0, 0); /* failure: keep the previous result */
+  free(rhs);
+  free(q);
+  return ierr;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -440,8 +716,9 @@ int main(int argc, char **argv) {
   pm_local_t *local = NULL;
   pm_meta_t *meta = NULL;
   pm_halo_t *halo = NULL;
-  pm_csr_t *a = NULL;
+  pm_csr_t *a = NULL, *m = NULL; /* m: the mass matrix of a transient run */
   double *b = NULL, *u = NULL, *w = NULL;
+  char *fixed = NULL;
   if (!p || params_type(&ptype)) {
     fprintf(stderr, "%s: error: [rank %d] cannot set up: %s\n", tool, rank, pm_error_message());
     MPI_Abort(comm, 1);
@@ -475,7 +752,8 @@ int main(int argc, char **argv) {
 
   if (p->exchange_test) {
     int64_t wrong = 0;
-    ierr = pm_halo_selftest(halo, local, rank == 0 ? stdout : NULL, &wrong);
+    /* `out` non-NULL on every rank: the lines are gathered collectively, rank 0 prints them. */
+    ierr = pm_halo_selftest(halo, local, stdout, &wrong);
     if (agree(comm, rank, ierr)) goto finish;
     if (rank == 0) {
       if (wrong)
@@ -491,6 +769,7 @@ int main(int argc, char **argv) {
 
   /* Assemble. */
   double t1 = MPI_Wtime();
+  int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
   pm_group_value_t src[MAXBC], cond[MAXBC], dir[MAXBC], neu[MAXBC];
   for (int i = 0; i < p->n_source; i++) src[i] = (pm_group_value_t){p->src_group[i][0] ? p->src_group[i] : NULL, p->src_expr[i]};
   for (int i = 0; i < p->n_cond; i++) cond[i] = (pm_group_value_t){p->cond_group[i][0] ? p->cond_group[i] : NULL, p->cond_expr[i]};
@@ -498,16 +777,20 @@ int main(int argc, char **argv) {
   for (int i = 0; i < p->n_neu; i++) neu[i] = (pm_group_value_t){p->neu_group[i], p->neu_expr[i]};
   pm_problem_t prob = {(pm_scheme_t)p->scheme, p->area, p->n_source, p->n_cond, src, cond, p->n_dir, p->n_neu, dir, neu};
   int64_t nfixed = 0;
-  ierr = pm_csr_create(local, p->scheme == PM_SCHEME_FDM5, &a);
-  if (!ierr) ierr = PM_MALLOC(b, local->n_internal, "right-hand side");
-  if (!ierr) ierr = PM_MALLOC(u, local->n_total, "solution");
-  if (!ierr) ierr = pm_fem_assemble(local, &prob, a, b, u, &nfixed);
+  int32_t nt = local->n_total + local->n_aux;
+  ierr = pm_csr_create(local, fdm5, &a);
+  if (!ierr && transient) ierr = pm_csr_create(local, fdm5, &m);
+  if (!ierr) ierr = PM_MALLOC(b, local->n_internal > 0 ? local->n_internal : 1, "right-hand side");
+  if (!ierr) ierr = PM_CALLOC(u, nt > 0 ? nt : 1, "solution");
+  if (!ierr)
+    ierr = transient ? pm_fem_assemble_transient(local, &prob, (pm_mass_t)p->mass, p->dt, a, m, b, u, &nfixed)
+                     : pm_fem_assemble(local, &prob, a, b, u, &nfixed);
   if (!ierr && p->dump[0]) ierr = dump_matrix(p, local, a, b, rank);
   if (agree(comm, rank, ierr)) goto finish;
   int64_t nfixed_all = 0, nunknown = 0, nint = local->n_internal;
   MPI_Allreduce(&nfixed, &nfixed_all, 1, MPI_INT64_T, MPI_SUM, comm);
   MPI_Allreduce(&nint, &nunknown, 1, MPI_INT64_T, MPI_SUM, comm);
-  if (nfixed_all == 0) {
+  if (nfixed_all == 0 && !transient) { /* M/dt + K is definite without them */
     if (rank == 0)
       fprintf(stderr,
               "%s: error: no node has a Dirichlet value: the problem is singular (pure Neumann); add --dirichlet "
@@ -517,11 +800,35 @@ int main(int argc, char **argv) {
   }
   double t_assembly = MPI_Wtime() - t1;
 
-  /* Solve. */
+  /* Initial state: u^0 (transient) or CG's initial guess (steady), then the halo update; the
+   * Dirichlet nodes keep their values (they hold in u^0 too). */
+  if (p->initial[0] || p->initial_value[0]) {
+    ierr = PM_MALLOC(fixed, local->n_total > 0 ? local->n_total : 1, "Dirichlet marks");
+    if (!ierr && p->initial_value[0]) ierr = set_expr(local, p->initial_value, "the initial value", u);
+    if (agree(comm, rank, ierr)) goto finish;
+    if (p->initial[0]) {
+      ierr = pm_h5_read_field(comm, local, meta, p->initial, p->initial_field, p->initial_step, u);
+      if (!ierr) ierr = check_finite(local, u, p->initial, p->initial_field);
+      if (agree(comm, rank, ierr)) goto finish;
+    }
+    ierr = pm_halo_update(halo, u, MPI_DOUBLE, 1);
+    if (!ierr) ierr = pm_fem_dirichlet(local, &prob, fixed, u);
+    if (agree(comm, rank, ierr)) goto finish;
+  }
+
+  /* Solve: once, or once per time step. */
   pm_cg_options_t copt = {(pm_precond_t)p->precond, p->rtol, p->maxit, p->monitor, stdout};
   pm_cg_result_t res;
-  ierr = pm_cg_solve(a, halo, b, u, &copt, &res);
-  if (agree(comm, rank, ierr)) goto finish;
+  tstats_t ts;
+  memset(&ts, 0, sizeof ts);
+  if (transient) {
+    ierr = run_transient(comm, p, local, meta, halo, a, m, b, u, &copt, &ts);
+    if (agree(comm, rank, ierr)) goto finish;
+    res = ts.sum;
+  } else {
+    ierr = pm_cg_solve(a, halo, b, u, &copt, &res);
+    if (agree(comm, rank, ierr)) goto finish;
+  }
 
   /* Results: min/max, errors against an exact solution. */
   double mm[2] = {INFINITY, INFINITY}, err[2] = {0, 0};
@@ -556,64 +863,74 @@ int main(int argc, char **argv) {
     if (!ierr && pm_tool_close(tool, &o, 1)) ierr = PM_ERR_IO;
     if (pm_comm_agree(comm, ierr)) goto finish;
   }
-  /* Output: u (the owners' values, refreshed by the solver's last halo update), with the run's
-   * parameters and figures as attributes. */
+  /* Output of a steady run: u (the owners' values, refreshed by the solver's last halo update),
+   * with the run's parameters and figures as attributes.  A transient run wrote its series. */
   double t_output = MPI_Wtime();
-  if (!p->no_output) {
-    double *uo = NULL;
-    int32_t nt = local->n_total + local->n_aux;
-    ierr = PM_CALLOC(uo, nt, "output field");
-    if (!ierr) {
-      memcpy(uo, u, (size_t)local->n_total * sizeof *uo);
-      pm_h5_field_t fields[1] = {{"u", 0, 0, uo}};
-      pm_h5_attr_t attrs[] = {
-          {"problem", PM_H5_ATTR_STRING, 0, 0, "-div(k grad u) = f"},
-          {"scheme", PM_H5_ATTR_STRING, 0, 0, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem"},
-          {"precond", PM_H5_ATTR_STRING, 0, 0, p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none"},
-          {"source_f", PM_H5_ATTR_STRING, 0, 0, p->src_expr[p->n_source - 1]},
-          {"conductivity_k", PM_H5_ATTR_STRING, 0, 0, p->cond_expr[p->n_cond - 1]},
-          {"area", PM_H5_ATTR_DOUBLE, p->area, 0, NULL},
-          {"rtol", PM_H5_ATTR_DOUBLE, p->rtol, 0, NULL},
-          {"iterations", PM_H5_ATTR_INT64, 0, res.iterations, NULL},
-          {"residual", PM_H5_ATTR_DOUBLE, res.residual, 0, NULL},
-          {"converged", PM_H5_ATTR_INT64, 0, res.converged, NULL},
-      };
-      ierr = pm_h5_write(comm, local, meta, fields, 1, attrs, (int)(sizeof attrs / sizeof *attrs), p->out_h5,
-                         p->out_xmf);
-      free(uo);
-    }
+  if (!p->no_output && !transient) {
+    pm_h5_field_t fields[1] = {{"u", 0, 0, u}};
+    pm_h5_attr_t attrs[MAX_ATTRS];
+    int na = base_attrs(p, attrs);
+    attrs[na++] = (pm_h5_attr_t){"iterations", PM_H5_ATTR_INT64, 0, res.iterations, NULL};
+    attrs[na++] = (pm_h5_attr_t){"residual", PM_H5_ATTR_DOUBLE, res.residual, 0, NULL};
+    attrs[na++] = (pm_h5_attr_t){"converged", PM_H5_ATTR_INT64, 0, res.converged, NULL};
+    ierr = pm_h5_write(comm, local, meta, fields, 1, attrs, na, p->out_h5, p->out_xmf);
     if (agree(comm, rank, ierr)) goto finish;
   }
-  t_output = MPI_Wtime() - t_output;
+  t_output = transient ? ts.t_output : MPI_Wtime() - t_output;
   int64_t out_bytes = 0;
   struct stat sb;
   if (!p->no_output && rank == 0 && stat(p->out_h5, &sb) == 0) out_bytes = (int64_t)sb.st_size;
   double t_total = MPI_Wtime() - t0;
+  int converged = transient ? ts.converged : res.converged;
   if (rank == 0) {
     int it = res.iterations > 0 ? res.iterations : 1;
+    const char *scheme = fdm5 ? "fdm5" : "fem", *precond = p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none";
+    const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
     printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s\n", size,
-           nunknown, nfixed_all, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem",
-           p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none", pm_exchange_name((pm_exchange_t)p->exchange));
-    printf("cg: %s after %d iterations, ||r||/||b|| = %.3e (rtol %.1e)\n", res.converged ? "converged" : "NOT converged",
-           res.iterations, res.residual, p->rtol);
+           nunknown, nfixed_all, scheme, precond, pm_exchange_name((pm_exchange_t)p->exchange));
+    if (transient) {
+      const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
+      printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", ts.steps_done, p->dt,
+             ts.steps_done * p->dt, mass, fdm5 ? " (fdm5: the nodal value)" : "", init);
+      printf("cg: %s, %" PRId64
+             " iterations in total, per step min %d avg %.2f max %d, worst ||r||/||b|| = %.3e "
+             "(rtol %.1e)\n",
+             ts.converged ? "every step converged" : "NOT converged", ts.it_total, ts.it_min,
+             ts.steps_done ? (double)ts.it_total / ts.steps_done : 0.0, ts.it_max, ts.residual_max, p->rtol);
+    } else {
+      printf("cg: %s after %d iterations, ||r||/||b|| = %.3e (rtol %.1e)\n",
+             res.converged ? "converged" : "NOT converged", res.iterations, res.residual, p->rtol);
+    }
     printf("time per iteration %.3f ms: spmv %.3f, exchange %.3f, reductions %.3f, vector updates %.3f\n",
            1e3 * res.t_total / it, 1e3 * res.t_spmv / it, 1e3 * res.t_exchange / it, 1e3 * res.t_reduce / it,
            1e3 * res.t_update / it);
-    printf("u: min %.10g max %.10g\n", mm[0], -mm[1]);
+    printf("u: min %.10g max %.10g%s\n", mm[0], -mm[1], transient ? " (last step)" : "");
     if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, err[0], err[1]);
     printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_assembly, res.t_total,
            t_output, t_total);
-    if (!p->no_output) printf("result: %s (%s beside it, open it in ParaView)\n", p->out_h5, p->out_xmf);
+    if (!p->no_output && (converged || !transient))
+      printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
+             transient ? ": a time series" : "");
     if (p->summary[0]) {
       pm_tool_out_t o;
       if (!pm_tool_open(tool, &o, p->summary)) {
         fprintf(o.fp,
                 "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"unknowns\": %" PRId64
-                ",\n  \"fixed\": %" PRId64 ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
-                "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  \"u_max\": %.17g,\n",
-                PMESH_VERSION, size, nunknown, nfixed_all, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem",
-                p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none", pm_exchange_name((pm_exchange_t)p->exchange),
-                res.iterations, res.converged ? "true" : "false", res.residual, mm[0], -mm[1]);
+                ",\n  \"fixed\": %" PRId64
+                ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
+                "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  "
+                "\"u_max\": %.17g,\n",
+                PMESH_VERSION, size, nunknown, nfixed_all, scheme, precond,
+                pm_exchange_name((pm_exchange_t)p->exchange), res.iterations, converged ? "true" : "false",
+                transient ? ts.residual_max : res.residual, mm[0], -mm[1]);
+        if (transient)
+          fprintf(o.fp,
+                  "  \"transient\": {\"dt\": %.17g, \"steps\": %d, \"steps_done\": %d, \"time\": %.17g, \"every\": %d,"
+                  " \"mass\": \"%s\",\n                \"iterations_total\": %" PRId64
+                  ", \"iterations_min\": %d, \"iterations_avg\": %.6f, \"iterations_max\": %d,\n"
+                  "                \"steps_written\": %d},\n",
+                  p->dt, p->steps, ts.steps_done, ts.steps_done * p->dt, p->every, mass, ts.it_total, ts.it_min,
+                  ts.steps_done ? (double)ts.it_total / ts.steps_done : 0.0, ts.it_max, ts.written);
         if (p->exact[0]) fprintf(o.fp, "  \"error_max\": %.17g,\n  \"error_l2\": %.17g,\n", err[0], err[1]);
         fprintf(o.fp,
                 "  \"seconds\": {\"load\": %.6f, \"assembly\": %.6f, \"solve\": %.6f, \"per_iteration\": %.9f,\n"
@@ -624,16 +941,23 @@ int main(int argc, char **argv) {
         pm_tool_close(tool, &o, 1);
       }
     }
-    if (!res.converged)
+    if (!converged && transient)
+      fprintf(stderr,
+              "%s: error: CG did not converge at step %d (t = %g) in %d iterations (||r||/||b|| = %.3e > rtol %.1e); "
+              "no result was written (a smaller --dt or a larger --maxit may help)\n",
+              tool, ts.failed_step, ts.failed_step * p->dt, ts.failed_iterations, ts.failed_residual, p->rtol);
+    else if (!converged)
       fprintf(stderr, "%s: error: CG did not converge in %d iterations (||r||/||b|| = %.3e > rtol %.1e)\n", tool,
               res.iterations, res.residual, p->rtol);
   }
-  status = res.converged ? EXIT_SUCCESS : EXIT_FAILURE;
+  status = converged ? EXIT_SUCCESS : EXIT_FAILURE;
 finish:
   free(b);
   free(u);
   free(w);
+  free(fixed);
   pm_csr_destroy(&a);
+  pm_csr_destroy(&m);
   pm_halo_destroy(&halo);
   pm_local_destroy(&local);
   pm_meta_destroy(&meta);

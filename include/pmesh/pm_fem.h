@@ -1,7 +1,8 @@
-/* pm_fem.h - assembly of steady heat conduction / Poisson, -div(k grad u) = f, on a local mesh:
+/* pm_fem.h - assembly of heat conduction / Poisson, -div(k grad u) = f, on a local mesh:
  * Galerkin FEM (linear lines, P1 triangles, Q1 quadrangles with 2x2 Gauss) or the 5-point
  * finite-difference scheme on structured grids; Dirichlet values eliminated symmetrically (as the
- * lecture does), Neumann fluxes k du/dn = g on boundary-face groups. */
+ * lecture does), Neumann fluxes k du/dn = g on boundary-face groups.  For the transient problem
+ * du/dt - div(k grad u) = f, the mass matrix and the backward-Euler system M/dt + K. */
 #ifndef PMESH_PM_FEM_H
 #define PMESH_PM_FEM_H
 
@@ -47,6 +48,34 @@ typedef struct pm_problem {
  *  @param[out] n_fixed  internal nodes with a Dirichlet value */
 int pm_fem_assemble(const pm_local_t *local, const pm_problem_t *prob, pm_csr_t *a, double *b, double *u,
                     int64_t *n_fixed);
+
+/** Mark the nodes with a Dirichlet value: fixed[i] = 1 (else 0) for the NP local nodes, and
+ *  u[i] = the value at marked nodes (other entries of u untouched; later groups win).
+ *  Not collective. */
+int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob, char *fixed, double *u);
+
+typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
+
+/** Mass matrix M_ij = integral of phi_i phi_j (times the cross-section for 1D bars), with the
+ *  stiffness's quadrature (exact for lines, P1 and parallelogram Q1); PM_MASS_LUMPED puts the
+ *  row sums on the diagonal.  For PM_SCHEME_FDM5 the mass is the identity (the nodal value), so
+ *  only PM_MASS_LUMPED is accepted (PM_ERR_ARG otherwise).  m has the structure of the
+ *  stiffness (pm_csr_create with the same edges_only); its values are overwritten.  Not collective. */
+int pm_fem_mass(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, pm_csr_t *m);
+
+/** Backward Euler for du/dt - div(k grad u) = f: (M/dt + K) u^{n+1} = (M/dt) u^n + f, with
+ *  Dirichlet values constant in time.  Assembles, like pm_fem_assemble,
+ *    a = M/dt + K with Dirichlet rows made identity rows and Dirichlet columns moved right,
+ *    b = f + Neumann - sum over Dirichlet columns c of (M/dt + K)_ic g_c (b_i = g_i on fixed rows),
+ *    m = M with the rows and columns of Dirichlet nodes zeroed,
+ *    u = Dirichlet values (other entries 0).
+ *  The right-hand side of a step is then b + (m u^n) / dt.  This equals (M/dt) u^n + f minus the
+ *  eliminated columns whenever u^n holds the Dirichlet values on Dirichlet nodes (so callers set
+ *  them in u^0), and it does not depend on what u^n holds there.  m and a have the same
+ *  structure.  Not collective.
+ *  @param[in]  kind, dt  mass matrix kind; time step (> 0) */
+int pm_fem_assemble_transient(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt, pm_csr_t *a,
+                              pm_csr_t *m, double *b, double *u, int64_t *n_fixed);
 
 /** Lumped-mass weight of each internal node (its share of the measure of its elements), for
  *  discrete L2 norms.  w has N entries.  Not collective. */
