@@ -1,6 +1,7 @@
 /* pm_check.c - `partition --check`: validate a partition directory as a whole. */
 #include "pmesh/pm_check.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
   int P = meta->nparts, ierr = PM_OK;
   char path[4096], path2[4096];
   owner_map_t om = {0};
-  int64_t *key = NULL, *perm = NULL;
+  int64_t *key = NULL, *perm = NULL, *eidx = NULL; /* freed at cleanup, on every path */
 
   /* Each file: right rank, same partition, groups as in the metadata. */
   for (int r = 0; r < P; r++) {
@@ -128,7 +129,12 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
   }
 
   /* Externals come from their owners; tables mutual and equal; element owners. */
-  int64_t nelem_owned = 0, *eidx = NULL;
+  int64_t nelem_owned = 0, nelem_listed = 0;
+  for (int r = 0; r < P; r++) nelem_listed += loc[r]->n_elems;
+  /* Every element is owned by a rank that lists it: the files bound the count (and the allocation). */
+  PM_TRY_CHECK(meta->global_elems <= nelem_listed, PM_ERR_INCONSISTENT,
+               "partition.meta says global_elements %lld, but the %d local files list only %lld elements in all",
+               (long long)meta->global_elems, P, (long long)nelem_listed);
   PM_TRY(PM_MALLOC(eidx, meta->global_elems, "element index check"));
   st->external_nodes = st->exchanged_items = 0;
   for (int r = 0; r < P; r++) {
@@ -180,11 +186,9 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
                    "%s: #ELEMENT %d (global id %lld): owner %d, but its lowest node %lld belongs to rank %d", path,
                    e + 1, (long long)a->elem_gid[e], a->elem_owner[e], (long long)gmin, owner_of(&om, gmin));
       if (a->elem_owner[e] == r) {
-        if (nelem_owned == meta->global_elems) {
-          free(eidx);
-          PM_TRY_CHECK(0, PM_ERR_INCONSISTENT, "%s: #ELEMENT %d: more owned elements than global_elements %lld", path,
-                       e + 1, (long long)meta->global_elems);
-        }
+        PM_TRY_CHECK(nelem_owned < meta->global_elems, PM_ERR_INCONSISTENT,
+                     "%s: #ELEMENT %d: more owned elements than global_elements %lld", path, e + 1,
+                     (long long)meta->global_elems);
         eidx[nelem_owned++] = a->elem_index[e];
       }
     }
@@ -196,7 +200,6 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
                           "%s: the owned elements' indices are not 0..%lld: index %lld is %s", dir,
                           (long long)meta->global_elems - 1, (long long)(eidx[k] < k ? eidx[k] : k),
                           eidx[k] < k ? "owned twice" : "owned by no rank");
-  free(eidx);
   PM_TRY(ierr);
   PM_TRY_CHECK(nelem_owned == meta->global_elems, PM_ERR_INCONSISTENT,
                "%lld elements are owned by the rank whose file lists them, but partition.meta says global_elements "
@@ -206,6 +209,7 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
   st->global_nodes = meta->global_nodes;
   st->global_elems = meta->global_elems;
 cleanup:
+  free(eidx);
   free(key);
   free(perm);
   free(om.gid);
@@ -221,6 +225,11 @@ int pm_check_partition(const char *dir, pm_check_stats_t *stats) {
   memset(stats, 0, sizeof *stats);
   PM_TRY(pm_meta_path(dir, path, sizeof path));
   PM_TRY(pm_meta_read(path, &meta));
+  /* The last file must exist before an array for nparts files is made (nparts may be forged). */
+  PM_TRY(pm_local_path(dir, meta->nparts - 1, path, sizeof path));
+  struct stat sb;
+  PM_TRY_CHECK(stat(path, &sb) == 0, PM_ERR_IO, "%s/partition.meta says nparts %d, but %s: cannot open: %s", dir,
+               meta->nparts, path, strerror(errno));
   PM_TRY(PM_CALLOC(loc, meta->nparts, "local meshes"));
   for (int r = 0; r < meta->nparts; r++) {
     PM_TRY(pm_local_path(dir, r, path, sizeof path));

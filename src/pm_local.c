@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,8 @@ static int out_close(out_file_t *o, int ok) {
   if (rename(o->tmp, o->path) != 0) {
     int e = errno;
     remove(o->tmp);
-    return pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot rename %s into place: %s", o->path,
-                        o->tmp, strerror(e));
+    return pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot rename %s into place: %s", o->path, o->tmp,
+                        strerror(e));
   }
   return PM_OK;
 }
@@ -183,9 +184,81 @@ static int expect_header(pm_scan_t *s, const char *name, int *found) {
     }
     return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "expected section %s, found the end of the file", name);
   }
-  PM_CHECK(header_is(t, n, name), PM_ERR_FORMAT, "%s:%lld: expected section %s, found '%s'", s->path,
-           (long long)s->line, name, s->tok);
+  if (!header_is(t, n, name)) {
+    /* A number where a header belongs: the section before has more entries than its count. */
+    int number = isdigit((unsigned char)t[0]) || ((t[0] == '-' || t[0] == '+') && n > 1);
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "expected section %s, found '%s'%s", name, s->tok,
+                        number ? " (the section before has more entries than its count says)" : "");
+  }
   if (found) *found = 1;
+  return PM_OK;
+}
+
+/* A decimal integer of n bytes: 1 when valid, 0 when not an integer, -1 when out of int64. */
+static int parse_int64(const char *t, size_t n, int64_t *v) {
+  size_t i = 0;
+  int neg = 0;
+  if (n > 0 && (t[0] == '-' || t[0] == '+')) {
+    neg = t[0] == '-';
+    i = 1;
+  }
+  if (i == n) return 0;
+  uint64_t acc = 0;
+  int big = 0;
+  for (; i < n; i++) {
+    unsigned d = (unsigned)(t[i] - '0');
+    if (d > 9) return 0;
+    if (acc > (UINT64_C(1) << 63) / 10) big = 1;
+    acc = acc * 10 + d;
+    if (acc > (UINT64_C(1) << 63)) big = 1;
+  }
+  if (big || (!neg && acc > (uint64_t)INT64_MAX)) return -1;
+  *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+  return 1;
+}
+
+/* Entry k of the n of a counted list (`list`, e.g. "#IMPORTitems"): an integer in [lo, hi].  A
+ * section header or the end of the file where an entry belongs means the list is shorter than
+ * its count says, and the message says so. */
+static int entry_int(pm_scan_t *s, const char *list, int64_t k, int64_t n, int64_t lo, int64_t hi, const char *what,
+                     int64_t *v) {
+  const char *t;
+  size_t len;
+  PM_CALL(pm_scan_token(s, &t, &len));
+  if (!t)
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s, found the end of the file", list,
+                        (long long)k, (long long)n, what);
+  if (t[0] == '#')
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT,
+                        "%s entry %lld of %lld: expected %s, found section '%s' (fewer entries than the count says)",
+                        list, (long long)k, (long long)n, what, s->tok);
+  int64_t x = 0;
+  int ok = parse_int64(t, len, &x);
+  if (ok <= 0 || x < lo || x > hi)
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s (an integer in [%lld, %lld]), found '%s'",
+                        list, (long long)k, (long long)n, what, (long long)lo, (long long)hi, s->tok);
+  *v = x;
+  return PM_OK;
+}
+
+/* The same for a finite number. */
+static int entry_double(pm_scan_t *s, const char *list, int64_t k, int64_t n, const char *what, double *v) {
+  const char *t;
+  size_t len;
+  PM_CALL(pm_scan_token(s, &t, &len));
+  if (!t)
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s, found the end of the file", list,
+                        (long long)k, (long long)n, what);
+  if (t[0] == '#')
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT,
+                        "%s entry %lld of %lld: expected %s, found section '%s' (fewer entries than the count says)",
+                        list, (long long)k, (long long)n, what, s->tok);
+  char *end;
+  double x = strtod(t, &end); /* stops at the whitespace or the sentinel after the token */
+  if (end != t + len || !isfinite(x))
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s (a finite number), found '%s'", list,
+                        (long long)k, (long long)n, what, s->tok);
+  *v = x;
   return PM_OK;
 }
 
@@ -194,16 +267,17 @@ static int read_count(pm_scan_t *s, const char *what, int64_t bytes_each, int64_
   int64_t x;
   PM_CALL(pm_scan_int64(s, 0, hi, what, &x));
   PM_CHECK(x * bytes_each <= pm_scan_remaining(s), PM_ERR_FORMAT,
-           "%s:%lld: %s = %lld is more than the rest of the file can hold", s->path, (long long)s->line, what,
-           (long long)x);
+           "%s:%lld: %s = %lld is more than the rest of the file can hold (a truncated file?)", s->path,
+           (long long)s->line, what, (long long)x);
   *v = (int32_t)x;
   return PM_OK;
 }
 
-static int read_items(pm_scan_t *s, int32_t n, int32_t lo, int32_t hi, const char *what, int32_t *out) {
+static int read_items(pm_scan_t *s, const char *list, int32_t n, int32_t lo, int32_t hi, const char *what,
+                      int32_t *out) {
   for (int32_t i = 0; i < n; i++) {
-    int64_t x;
-    PM_CALL(pm_scan_int64(s, lo, hi, what, &x));
+    int64_t x = 0;
+    PM_CALL(entry_int(s, list, i + 1, n, lo, hi, what, &x));
     out[i] = (int32_t)(x - 1);
   }
   return PM_OK;
@@ -212,44 +286,122 @@ static int read_items(pm_scan_t *s, int32_t n, int32_t lo, int32_t hi, const cha
 static int read_index(pm_scan_t *s, int n, const char *what, int32_t *index) {
   index[0] = 0;
   for (int k = 1; k <= n; k++) {
-    int64_t x;
-    PM_CALL(pm_scan_int64(s, 0, INT32_MAX, what, &x));
+    int64_t x = 0;
+    PM_CALL(entry_int(s, what, k, n, 0, INT32_MAX, "a cumulative count", &x));
     PM_CHECK(x >= index[k - 1], PM_ERR_FORMAT, "%s:%lld: %s must not decrease (entry %d: %lld after %d)", s->path,
              (long long)s->line, what, k, (long long)x, index[k - 1]);
     index[k] = (int32_t)x;
   }
   PM_CHECK((int64_t)index[n] * 2 <= pm_scan_remaining(s), PM_ERR_FORMAT,
-           "%s:%lld: %s announces %d items, more than the rest of the file can hold", s->path, (long long)s->line,
-           what, index[n]);
+           "%s:%lld: %s announces %d items, more than the rest of the file can hold", s->path, (long long)s->line, what,
+           index[n]);
   return PM_OK;
 }
 
-static int read_nodes_list(pm_scan_t *s, int8_t *type, int64_t *gid, int64_t *index, int32_t *ptr, int32_t **node,
-                           int32_t n, int32_t nt, int nparts, int32_t *owner, const char *what) {
-  int32_t cap = n * 2 + 4, len = 0;
-  PM_CALL(PM_MALLOC(*node, cap, what));
-  ptr[0] = 0;
-  for (int32_t e = 0; e < n; e++) {
-    int64_t t, g, w;
-    PM_CALL(pm_scan_int64(s, 1, 15, "element type", &t));
-    int nv = pm_msh_type_nodes((int)t);
-    PM_CHECK(nv > 0, PM_ERR_FORMAT, "%s:%lld: %s %d: unsupported element type %lld", s->path, (long long)s->line,
-             what, e + 1, (long long)t);
-    PM_CALL(pm_scan_int64(s, 0, INT64_MAX, "element global id", &g));
-    if (index) PM_CALL(pm_scan_int64(s, 0, INT64_MAX - 1, "element index", &index[e]));
-    if (owner) {
-      PM_CALL(pm_scan_int64(s, 0, nparts > 0 ? nparts - 1 : INT32_MAX, "element owner rank", &w));
-      owner[e] = (int32_t)w;
+/* Only whitespace may follow on the current line (before a list of one-line records). */
+static int end_of_line(pm_scan_t *s, const char *where) {
+  int64_t line = s->line;
+  const char *t;
+  size_t n;
+  PM_CALL(pm_scan_line(s, &t, &n));
+  for (size_t i = 0; i < n; i++)
+    if (!isspace((unsigned char)t[i]))
+      return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s:%lld: %s: unexpected '%.*s' at the end of the line",
+                          s->path, (long long)line, where, (int)(n - i < 40 ? n - i : 40), t + i);
+  return PM_OK;
+}
+
+/* Elements ("type gid index owner n1 .. nk") and group faces ("type gid n1 .. nk"): one record
+ * per line, k from the type.  Reading them by lines keeps a short or long record from shifting
+ * every later field, so the message names the line that is wrong. */
+typedef struct records {
+  const char *list;  /* "#ELEMENT", "#GROUP 'name' face" */
+  const char *shape; /* the fields, for messages */
+  int32_t n, nt;     /* records, nodes (node numbers are 1..nt) */
+  int nparts;        /* owners are 0..nparts-1 (0: checked later) */
+  int8_t *type;
+  int64_t *gid, *index; /* index: NULL for faces */
+  int32_t *owner;       /* NULL for faces */
+  int32_t *ptr, **node;
+} records_t;
+
+static int read_records(pm_scan_t *s, records_t *r) {
+  enum { MAXF = 9 }; /* type + gid + index + owner + 4 nodes, and one more to see extra fields */
+  int nfix = r->index ? 4 : 2;
+  int64_t len = 0;
+  PM_CALL(end_of_line(s, r->list));
+  PM_CALL(PM_MALLOC(*r->node, 4 * (int64_t)r->n + 1, r->list));
+  r->ptr[0] = 0;
+  for (int32_t e = 0; e < r->n; e++) {
+    const char *t, *f[MAXF];
+    size_t n, fl[MAXF];
+    int64_t line;
+    for (;;) { /* the next line that is not blank */
+      line = s->line;
+      PM_CALL(pm_scan_line(s, &t, &n));
+      while (n > 0 && isspace((unsigned char)t[n - 1])) n--;
+      while (n > 0 && isspace((unsigned char)*t)) t++, n--;
+      if (n > 0) break;
+      if (s->eof && s->pos >= s->len)
+        return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
+                            "%s:%lld: %s entry %d of %d: expected '%s', found the end of the file", s->path,
+                            (long long)line, r->list, e + 1, r->n, r->shape);
     }
-    type[e] = (int8_t)t;
-    gid[e] = g;
-    if (len + nv > cap) {
-      cap = 2 * cap + nv;
-      PM_CALL(PM_REALLOC(*node, cap, what));
+    int nf = 0;
+    for (size_t i = 0; i < n && nf < MAXF;) {
+      size_t j = i;
+      while (j < n && !isspace((unsigned char)t[j])) j++;
+      f[nf] = t + i;
+      fl[nf++] = j - i;
+      while (j < n && isspace((unsigned char)t[j])) j++;
+      i = j;
     }
-    PM_CALL(read_items(s, nv, 1, nt, "node number", *node + len));
+    int show = (int)(n < 60 ? n : 60);
+    if (t[0] == '#')
+      return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
+                          "%s:%lld: %s entry %d of %d: expected '%s', found '%.*s' (fewer entries than the count says)",
+                          s->path, (long long)line, r->list, e + 1, r->n, r->shape, show, t);
+    int64_t v[MAXF];
+    int ty = 0, nv = 0;
+    if (parse_int64(f[0], fl[0], &v[0]) == 1 && v[0] >= 1 && v[0] <= 127) ty = (int)v[0];
+    if (ty) nv = pm_msh_type_nodes(ty);
+    if (nv <= 0)
+      return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
+                          "%s:%lld: %s entry %d: element type '%.*s' is not one pmesh uses (1 line, 2 triangle, 3 "
+                          "quadrangle, 15 point)",
+                          s->path, (long long)line, r->list, e + 1, (int)(fl[0] < 40 ? fl[0] : 40), f[0]);
+    if (nf != nfix + nv)
+      return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
+                          "%s:%lld: %s entry %d: a type %d element needs %d numbers on its line ('%s'), found %s%d: "
+                          "'%.*s'",
+                          s->path, (long long)line, r->list, e + 1, ty, nfix + nv, r->shape,
+                          nf == MAXF ? "more than " : "", nf == MAXF ? MAXF - 1 : nf, show, t);
+    for (int i = 1; i < nf; i++) {
+      static const char *fname[4] = {"element type", "global id", "global element index", "owner rank"};
+      int node = i >= nfix;
+      int64_t lo = node ? 1 : 0;
+      int64_t hi = node ? r->nt : i == 3 ? (r->nparts > 0 ? r->nparts - 1 : INT32_MAX) : INT64_MAX - 1;
+      if (parse_int64(f[i], fl[i], &v[i]) != 1 || v[i] < lo || v[i] > hi) {
+        char name[32];
+        if (node)
+          snprintf(name, sizeof name, "node number %d", i - nfix + 1);
+        else
+          snprintf(name, sizeof name, "%s", fname[i]);
+        return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
+                            "%s:%lld: %s entry %d: expected %s (an integer in [%lld, %lld]), found '%.*s'", s->path,
+                            (long long)line, r->list, e + 1, name, (long long)lo, (long long)hi,
+                            (int)(fl[i] < 40 ? fl[i] : 40), f[i]);
+      }
+    }
+    r->type[e] = (int8_t)ty;
+    r->gid[e] = v[1];
+    if (r->index) {
+      r->index[e] = v[2];
+      r->owner[e] = (int32_t)v[3];
+    }
+    for (int i = 0; i < nv; i++) (*r->node)[len + i] = (int32_t)(v[nfix + i] - 1);
     len += nv;
-    ptr[e + 1] = len;
+    r->ptr[e + 1] = (int32_t)len;
   }
   return PM_OK;
 }
@@ -277,17 +429,21 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   l->nparts = 0;
   PM_CALL(expect_header(s, "#NEIBPEtot", NULL));
   PM_CALL(pm_scan_int64(s, 0, 1 << 20, "number of neighbours (#NEIBPEtot)", &x));
+  /* each neighbour takes at least 2 bytes in #NEIBPE, and 2 in each index */
+  PM_CHECK(x * 6 <= pm_scan_remaining(s), PM_ERR_FORMAT,
+           "%s:%lld: #NEIBPEtot = %lld neighbours is more than the rest of the file can hold", s->path,
+           (long long)s->line, (long long)x);
   l->n_neib = (int)x;
   PM_CALL(PM_MALLOC(l->neib, l->n_neib, "neighbours"));
   PM_CALL(expect_header(s, "#NEIBPE", NULL));
   for (int k = 0; k < l->n_neib; k++) {
-    PM_CALL(pm_scan_int64(s, 0, (1 << 24) - 1, "neighbour rank (#NEIBPE)", &x));
+    PM_CALL(entry_int(s, "#NEIBPE", k + 1, l->n_neib, 0, (1 << 24) - 1, "a neighbour rank", &x));
     l->neib[k] = (int)x;
     PM_CHECK(x != expect_rank, PM_ERR_FORMAT, "%s:%lld: #NEIBPE lists the file's own rank %lld", s->path,
              (long long)s->line, (long long)x);
     for (int j = 0; j < k; j++)
-      PM_CHECK(l->neib[j] != l->neib[k], PM_ERR_FORMAT, "%s:%lld: #NEIBPE lists rank %d twice", s->path,
-               (long long)s->line, l->neib[k]);
+      PM_CHECK(l->neib[j] != l->neib[k], PM_ERR_FORMAT, "%s:%lld: #NEIBPE lists rank %d twice (entries %d and %d)",
+               s->path, (long long)s->line, l->neib[k], j + 1, k + 1);
   }
   PM_CALL(expect_header(s, "#NODE", NULL));
   int64_t np, n;
@@ -302,31 +458,34 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CHECK(l->import_index[l->n_neib] == np - n, PM_ERR_FORMAT,
            "%s:%lld: #IMPORTindex ends at %d but there are NP - N = %lld external nodes", s->path, (long long)s->line,
            l->import_index[l->n_neib], (long long)(np - n));
-  PM_CALL(PM_MALLOC(l->import_item, l->import_index[l->n_neib], "import items"));
+  int32_t ni = l->import_index[l->n_neib];
+  PM_CALL(PM_MALLOC(l->import_item, ni, "import items"));
   PM_CALL(expect_header(s, "#IMPORTitems", NULL));
-  PM_CALL(read_items(s, l->import_index[l->n_neib], (int32_t)n + 1, (int32_t)np,
-                     "#IMPORTitems entry (an external node, N+1..NP)", l->import_item));
   {
     /* Every external node is imported exactly once. */
-    char *seen = NULL;
-    PM_CALL(PM_CALLOC(seen, np - n + 1, "import check"));
-    for (int32_t i = 0; i < l->import_index[l->n_neib]; i++) {
-      int32_t v = l->import_item[i] - (int32_t)n;
-      if (seen[v]) {
-        free(seen);
-        return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
-                            "%s: #IMPORTitems: external node %d is imported twice (entry %d)", s->path,
-                            l->import_item[i] + 1, i + 1);
-      }
-      seen[v] = 1;
+    int32_t *first = NULL; /* entry that imports each external node, 0: none yet */
+    PM_CALL(PM_CALLOC(first, ni + 1, "import check"));
+    int ierr = PM_OK;
+    for (int32_t i = 0; i < ni && !ierr; i++) {
+      ierr = entry_int(s, "#IMPORTitems", i + 1, ni, n + 1, np, "an external node number, N+1..NP", &x);
+      if (ierr) break;
+      int32_t v = (int32_t)(x - n - 1);
+      if (first[v])
+        ierr = PM_SCAN_FAIL(s, PM_ERR_FORMAT,
+                            "#IMPORTitems entry %d: external node %lld is imported twice (entries %d "
+                            "and %d); each of N+1..NP must appear once",
+                            i + 1, (long long)x, first[v], i + 1);
+      first[v] = i + 1;
+      l->import_item[i] = (int32_t)(x - 1);
     }
-    free(seen);
+    free(first);
+    PM_CALL(ierr);
   }
   PM_CALL(expect_header(s, "#EXPORTindex", NULL));
   PM_CALL(read_index(s, l->n_neib, "#EXPORTindex", l->export_index));
   PM_CALL(PM_MALLOC(l->export_item, l->export_index[l->n_neib], "export items"));
   PM_CALL(expect_header(s, "#EXPORTitems", NULL));
-  PM_CALL(read_items(s, l->export_index[l->n_neib], 1, (int32_t)n, "#EXPORTitems entry (an internal node, 1..N)",
+  PM_CALL(read_items(s, "#EXPORTitems", l->export_index[l->n_neib], 1, (int32_t)n, "an internal node number, 1..N",
                      l->export_item));
 
   int found;
@@ -337,23 +496,27 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CALL(read_count(s, "#AUXNODE count", 4, INT32_MAX - np, &na));
   l->n_aux = na;
   PM_CALL(expect_header(s, "#GLOBALID", NULL));
-  PM_CALL(read_count(s, "#GLOBALID count", 4, INT32_MAX, &nt));
+  /* a node takes at least 4 bytes here ("1 0\n") and 6 in #COORD ("0 0 0\n") */
+  PM_CALL(read_count(s, "#GLOBALID count", 10, INT32_MAX, &nt));
   PM_CHECK(nt == np + na, PM_ERR_FORMAT, "%s:%lld: #GLOBALID count %d must equal NP + NA = %lld", s->path,
            (long long)s->line, nt, (long long)(np + na));
   PM_CALL(PM_MALLOC(l->gid, nt, "global ids"));
   PM_CALL(PM_MALLOC(l->node_index, nt, "global node indices"));
   for (int32_t i = 0; i < nt; i++) {
-    PM_CALL(pm_scan_int64(s, 1, INT64_MAX, "global id (#GLOBALID)", &l->gid[i]));
-    PM_CALL(pm_scan_int64(s, 0, INT64_MAX - 1, "global node index (#GLOBALID)", &l->node_index[i]));
+    PM_CALL(entry_int(s, "#GLOBALID", i + 1, nt, 1, INT64_MAX, "a global id (Gmsh node tag)", &l->gid[i]));
+    PM_CALL(entry_int(s, "#GLOBALID", i + 1, nt, 0, INT64_MAX - 1, "a global node index", &l->node_index[i]));
   }
   PM_CALL(expect_header(s, "#COORD", NULL));
   PM_CALL(read_count(s, "#COORD count", 6, INT32_MAX, &ne));
   PM_CHECK(ne == nt, PM_ERR_FORMAT, "%s:%lld: #COORD count %d must equal the #GLOBALID count %d", s->path,
            (long long)s->line, ne, nt);
   PM_CALL(PM_MALLOC(l->xyz, 3 * (int64_t)nt, "coordinates"));
-  for (int64_t i = 0; i < 3 * (int64_t)nt; i++) PM_CALL(pm_scan_double(s, "coordinate (#COORD)", &l->xyz[i]));
+  for (int64_t i = 0; i < 3 * (int64_t)nt; i++) {
+    static const char *axis[3] = {"an x coordinate", "a y coordinate", "a z coordinate"};
+    PM_CALL(entry_double(s, "#COORD", i / 3 + 1, nt, axis[i % 3], &l->xyz[i]));
+  }
   PM_CALL(expect_header(s, "#ELEMENT", NULL));
-  PM_CALL(read_count(s, "#ELEMENT count", 10, INT32_MAX / 4, &ne));
+  PM_CALL(read_count(s, "#ELEMENT count", 11, INT32_MAX / 4, &ne));
   l->n_elems = ne;
   PM_CALL(PM_MALLOC(l->elem_type, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_gid, ne, "elements"));
@@ -361,8 +524,14 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CALL(PM_MALLOC(l->elem_owner, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_ptr, (int64_t)ne + 1, "elements"));
   /* The owner range is checked against nparts after #PARTITION. */
-  PM_CALL(read_nodes_list(s, l->elem_type, l->elem_gid, l->elem_index, l->elem_ptr, &l->elem_node, ne, nt, 0, l->elem_owner,
-                          "#ELEMENT"));
+  records_t er = {.list = "#ELEMENT", .shape = "type gid index owner n1 .. nk", .n = ne, .nt = nt};
+  er.type = l->elem_type;
+  er.gid = l->elem_gid;
+  er.index = l->elem_index;
+  er.owner = l->elem_owner;
+  er.ptr = l->elem_ptr;
+  er.node = &l->elem_node;
+  PM_CALL(read_records(s, &er));
   PM_CALL(expect_header(s, "#GROUP", NULL));
   int32_t ng;
   PM_CALL(read_count(s, "#GROUP count", 10, 99999, &ng));
@@ -373,47 +542,63 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
     const char *t;
     size_t tn;
     PM_CALL(pm_scan_token(s, &t, &tn));
-    PM_CHECK(t && tn < 256 && t[0] != '#', PM_ERR_FORMAT, "%s:%lld: #GROUP: expected group %d's name, found '%s'",
-             s->path, (long long)s->line, g + 1, t ? s->tok : "the end of the file");
+    if (!t || t[0] == '#' || tn >= 256)
+      return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "#GROUP: expected group %d of %d's name, found %s%s%s%s", g + 1, ng,
+                          t ? "'" : "", t ? s->tok : "the end of the file", t ? "'" : "",
+                          t && t[0] == '#' ? " (fewer groups than the count says)" : "");
     PM_CALL(PM_MALLOC(gr->name, tn + 1, "group name"));
     memcpy(gr->name, t, tn);
     gr->name[tn] = '\0';
-    PM_CALL(pm_scan_int64(s, 0, 3, "group dimension", &x));
+    char what[320];
+    snprintf(what, sizeof what, "#GROUP '%s' dimension", gr->name);
+    PM_CALL(pm_scan_int64(s, 0, 3, what, &x));
     gr->dim = (int)x;
-    PM_CALL(read_count(s, "group node count", 2, nt, &gr->n_nodes));
-    PM_CALL(read_count(s, "group face count", 6, INT32_MAX / 4, &gr->n_faces));
-    PM_CALL(read_count(s, "group element count", 2, ne, &gr->n_elems));
+    snprintf(what, sizeof what, "#GROUP '%s' node count", gr->name);
+    PM_CALL(read_count(s, what, 2, nt, &gr->n_nodes));
+    snprintf(what, sizeof what, "#GROUP '%s' face count", gr->name);
+    PM_CALL(read_count(s, what, 6, INT32_MAX / 4, &gr->n_faces));
+    snprintf(what, sizeof what, "#GROUP '%s' element count", gr->name);
+    PM_CALL(read_count(s, what, 2, ne, &gr->n_elems));
     PM_CALL(PM_MALLOC(gr->nodes, gr->n_nodes, "group nodes"));
-    PM_CALL(read_items(s, gr->n_nodes, 1, nt, "group node number", gr->nodes));
+    snprintf(what, sizeof what, "#GROUP '%s' node", gr->name);
+    PM_CALL(read_items(s, what, gr->n_nodes, 1, nt, "a node number", gr->nodes));
     PM_CALL(PM_MALLOC(gr->face_type, gr->n_faces, "group faces"));
     PM_CALL(PM_MALLOC(gr->face_gid, gr->n_faces, "group faces"));
     PM_CALL(PM_MALLOC(gr->face_ptr, (int64_t)gr->n_faces + 1, "group faces"));
-    PM_CALL(read_nodes_list(s, gr->face_type, gr->face_gid, NULL, gr->face_ptr, &gr->face_node, gr->n_faces, nt, 0, NULL,
-                            "#GROUP face"));
+    snprintf(what, sizeof what, "#GROUP '%s' face", gr->name);
+    records_t fr = {.list = what, .shape = "type gid n1 .. nk", .n = gr->n_faces, .nt = nt};
+    fr.type = gr->face_type;
+    fr.gid = gr->face_gid;
+    fr.ptr = gr->face_ptr;
+    fr.node = &gr->face_node;
+    PM_CALL(read_records(s, &fr));
     PM_CALL(PM_MALLOC(gr->elems, gr->n_elems, "group elements"));
-    PM_CALL(read_items(s, gr->n_elems, 1, ne, "group element number", gr->elems));
+    snprintf(what, sizeof what, "#GROUP '%s' element", gr->name);
+    PM_CALL(read_items(s, what, gr->n_elems, 1, ne, "an element number", gr->elems));
   }
   PM_CALL(expect_header(s, "#PARTITION", NULL));
   const char *t;
   size_t tn;
   PM_CALL(pm_scan_token(s, &t, &tn));
-  PM_CHECK(t && parse_hex64(t, tn, &l->fingerprint), PM_ERR_FORMAT,
-           "%s:%lld: #PARTITION: expected a 16-digit hexadecimal fingerprint, found '%s'", s->path,
-           (long long)s->line, t ? s->tok : "the end of the file");
+  if (!t || !parse_hex64(t, tn, &l->fingerprint))
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "#PARTITION: expected a 16-digit hexadecimal fingerprint, found %s%s%s",
+                        t ? "'" : "", t ? s->tok : "the end of the file", t ? "'" : "");
+  int64_t pline = s->line;
   PM_CALL(pm_scan_int64(s, 1, 1 << 24, "number of parts (#PARTITION)", &x));
   l->nparts = (int)x;
   PM_CALL(pm_scan_int64(s, 0, l->nparts - 1, "rank (#PARTITION)", &x));
   PM_CHECK(expect_rank < 0 || x == expect_rank, PM_ERR_INCONSISTENT,
-           "%s: #PARTITION says this file is rank %lld's, but it was read for rank %d", s->path, (long long)x,
-           expect_rank);
+           "%s:%lld: #PARTITION says this file is rank %lld's, but it was read for rank %d (a file copied or renamed?)",
+           s->path, (long long)s->line, (long long)x, expect_rank);
   l->rank = (int)x;
   for (int k = 0; k < l->n_neib; k++)
     PM_CHECK(l->neib[k] < l->nparts && l->neib[k] != l->rank, PM_ERR_FORMAT,
-             "%s: #NEIBPE entry %d is rank %d, not a valid other rank of %d parts", s->path, k + 1, l->neib[k],
-             l->nparts);
+             "%s: #NEIBPE entry %d is rank %d, not another rank of the %d parts that #PARTITION (line %lld) gives",
+             s->path, k + 1, l->neib[k], l->nparts, (long long)pline);
   for (int32_t e = 0; e < ne; e++)
-    PM_CHECK(l->elem_owner[e] < l->nparts, PM_ERR_FORMAT, "%s: #ELEMENT %d: owner rank %d is not below %d parts",
-             s->path, e + 1, l->elem_owner[e], l->nparts);
+    PM_CHECK(l->elem_owner[e] < l->nparts, PM_ERR_FORMAT,
+             "%s: #ELEMENT entry %d: owner rank %d, but #PARTITION (line %lld) gives %d parts (ranks 0..%d)", s->path,
+             e + 1, l->elem_owner[e], (long long)pline, l->nparts, l->nparts - 1);
   PM_CALL(expect_header(s, "#END", NULL));
   PM_CALL(pm_scan_token(s, &t, &tn));
   PM_CHECK(!t, PM_ERR_FORMAT, "%s:%lld: unexpected '%s' after #END", s->path, (long long)s->line, s->tok);
@@ -443,11 +628,12 @@ int pm_meta_write(const pm_meta_t *m, const char *path) {
   out_file_t o;
   PM_CALL(out_open(&o, path));
   FILE *fp = o.fp;
-  fprintf(fp, "#PMESH_PARTITION\nversion %d\nnparts %d\ndim %d\nglobal_nodes %" PRId64 "\nglobal_elements %" PRId64
-              "\n",
+  fprintf(fp,
+          "#PMESH_PARTITION\nversion %d\nnparts %d\ndim %d\nglobal_nodes %" PRId64 "\nglobal_elements %" PRId64 "\n",
           m->version, m->nparts, m->dim, m->global_nodes, m->global_elems);
-  fprintf(fp, "source_checksum %016" PRIx64 "\nmethod %s\nhalo %s\nseed %" PRId64 "\nufactor %" PRId64
-              "\nfingerprint %016" PRIx64 "\ngroups %d\n",
+  fprintf(fp,
+          "source_checksum %016" PRIx64 "\nmethod %s\nhalo %s\nseed %" PRId64 "\nufactor %" PRId64
+          "\nfingerprint %016" PRIx64 "\ngroups %d\n",
           m->source_checksum, m->method, m->halo, m->seed, m->ufactor, m->fingerprint, m->n_groups);
   for (int g = 0; g < m->n_groups; g++) fprintf(fp, "group %d %s\n", m->group_dim[g], m->group_name[g]);
   fprintf(fp, "source %s\n", m->source); /* last: the rest of the line, spaces allowed */
@@ -471,8 +657,9 @@ static int meta_key(pm_scan_t *s, const char *key) {
   const char *t;
   size_t n;
   PM_CALL(pm_scan_token(s, &t, &n));
-  PM_CHECK(t && n == strlen(key) && memcmp(t, key, n) == 0, PM_ERR_FORMAT, "%s:%lld: expected key '%s', found '%s'",
-           s->path, (long long)s->line, key, t ? s->tok : "the end of the file");
+  if (!t || n != strlen(key) || memcmp(t, key, n) != 0)
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "expected the key '%s', found %s%s%s", key, t ? "'" : "",
+                        t ? s->tok : "the end of the file", t ? "'" : "");
   return PM_OK;
 }
 
@@ -481,7 +668,8 @@ static int meta_word(pm_scan_t *s, const char *key, char **out) {
   size_t n;
   PM_CALL(meta_key(s, key));
   PM_CALL(pm_scan_token(s, &t, &n));
-  PM_CHECK(t && n < 4096, PM_ERR_FORMAT, "%s:%lld: '%s' needs a value", s->path, (long long)s->line, key);
+  PM_CHECK(t && n < 4096, PM_ERR_FORMAT, "%s:%lld: '%s' needs a value (a word), found %s", s->path, (long long)s->line,
+           key, t ? "a word longer than 4095 bytes" : "the end of the file");
   PM_CALL(PM_MALLOC(*out, n + 1, key));
   memcpy(*out, t, n);
   (*out)[n] = '\0';
@@ -498,8 +686,9 @@ static int meta_hex(pm_scan_t *s, const char *key, uint64_t *v) {
   size_t n;
   PM_CALL(meta_key(s, key));
   PM_CALL(pm_scan_token(s, &t, &n));
-  PM_CHECK(t && parse_hex64(t, n, v), PM_ERR_FORMAT, "%s:%lld: '%s' needs 16 hexadecimal digits, found '%s'",
-           s->path, (long long)s->line, key, t ? s->tok : "the end of the file");
+  if (!t || !parse_hex64(t, n, v))
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "'%s' needs 16 hexadecimal digits, found %s%s%s", key, t ? "'" : "",
+                        t ? s->tok : "the end of the file", t ? "'" : "");
   return PM_OK;
 }
 
@@ -508,8 +697,8 @@ static int meta_read(pm_scan_t *s, pm_meta_t *m) {
   PM_CALL(pm_scan_expect(s, "#PMESH_PARTITION"));
   PM_CALL(meta_int(s, "version", 1, 1000, &x));
   PM_CHECK(x == PM_META_VERSION, PM_ERR_UNSUPPORTED,
-           "%s: partition format version %lld; this pmesh reads version %d (re-run partition)", s->path,
-           (long long)x, PM_META_VERSION);
+           "%s:%lld: partition format version %lld; this pmesh reads version %d (re-run partition)", s->path,
+           (long long)s->line, (long long)x, PM_META_VERSION);
   m->version = (int)x;
   PM_CALL(meta_int(s, "nparts", 1, 1 << 24, &x));
   m->nparts = (int)x;
@@ -524,19 +713,26 @@ static int meta_read(pm_scan_t *s, pm_meta_t *m) {
   PM_CALL(meta_int(s, "ufactor", 0, INT64_MAX, &m->ufactor));
   PM_CALL(meta_hex(s, "fingerprint", &m->fingerprint));
   PM_CALL(meta_int(s, "groups", 0, 99999, &x));
-  PM_CHECK(x * 8 <= pm_scan_remaining(s), PM_ERR_FORMAT, "%s:%lld: %lld groups: more than the file can hold",
-           s->path, (long long)s->line, (long long)x);
+  PM_CHECK(x * 8 <= pm_scan_remaining(s), PM_ERR_FORMAT,
+           "%s:%lld: groups %lld: more group lines than the rest of the file can hold (a truncated file?)", s->path,
+           (long long)s->line, (long long)x);
   PM_CALL(PM_CALLOC(m->group_name, x, "group names"));
   PM_CALL(PM_CALLOC(m->group_dim, x, "group dimensions"));
   for (int g = 0; g < x; g++) {
     int64_t d;
     m->n_groups = g + 1;
-    PM_CALL(meta_int(s, "group", 0, 3, &d));
-    m->group_dim[g] = (int)d;
     const char *t;
     size_t n;
     PM_CALL(pm_scan_token(s, &t, &n));
-    PM_CHECK(t && n < 256, PM_ERR_FORMAT, "%s:%lld: group %d needs a name", s->path, (long long)s->line, g + 1);
+    if (!t || n != 5 || memcmp(t, "group", 5) != 0)
+      return PM_SCAN_FAIL(
+          s, PM_ERR_FORMAT, "'groups %lld' announces %lld group lines, but line %d is missing (found %s%s%s)",
+          (long long)x, (long long)x, g + 1, t ? "'" : "", t ? s->tok : "the end of the file", t ? "'" : "");
+    PM_CALL(pm_scan_int64(s, 0, 3, "group dimension", &d));
+    m->group_dim[g] = (int)d;
+    PM_CALL(pm_scan_token(s, &t, &n));
+    PM_CHECK(t && n < 256, PM_ERR_FORMAT, "%s:%lld: group %d needs a name (a word of at most 255 bytes)", s->path,
+             (long long)s->line, g + 1);
     PM_CALL(PM_MALLOC(m->group_name[g], n + 1, "group name"));
     memcpy(m->group_name[g], t, n);
     m->group_name[g][n] = '\0';
