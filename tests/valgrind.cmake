@@ -4,8 +4,9 @@
 # at np = 2 with every rank under valgrind.  Definite leaks are errors; the only suppressions
 # are for MPICH's start-up (tests/valgrind/mpich.supp, each one justified there).  MPICH here
 # has no UCX, so no UCX_TLS setting is needed.  `ctest -L valgrind` (about 2 minutes).
+# Not in a sanitizer build: valgrind cannot run AddressSanitizer's binaries (both replace malloc).
 find_program(PMESH_VALGRIND valgrind)
-if(NOT PMESH_VALGRIND)
+if(NOT PMESH_VALGRIND OR PMESH_SANITIZE)
   return()
 endif()
 set(_vg ${PMESH_VALGRIND} -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
