@@ -3,3 +3,8 @@ add_test(NAME install_consumer
                  ${PMESH_MESHES}/square.msh
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(install_consumer PROPERTIES TIMEOUT 300 LABELS "install")
+set(_consumer_env "CONSUMER_CC=${CMAKE_C_COMPILER}")
+if(PMESH_SANITIZE)
+  list(APPEND _consumer_env "CONSUMER_CFLAGS=-fsanitize=address,undefined")
+endif()
+set_tests_properties(install_consumer PROPERTIES ENVIRONMENT "${_consumer_env}")

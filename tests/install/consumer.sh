@@ -7,12 +7,15 @@ rm -rf "$work"; mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 test -x "$work/prefix/bin/partition" && test -x "$work/prefix/bin/meshgen"
 test -f "$work/prefix/include/pmesh/pm_part.h" && test -f "$work/prefix/include/pmesh/pm_version.h"
-cmake -S "$src/tests/install/consumer" -B "$work/cbuild" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/cfg.log"
+# In a sanitizer build the consumer must be built with the same compiler and flags.
+cc=${CONSUMER_CC:-cc}; cflags=${CONSUMER_CFLAGS:-}
+cmake -S "$src/tests/install/consumer" -B "$work/cbuild" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" -DCMAKE_EXE_LINKER_FLAGS="$cflags" > "$work/cfg.log"
 cmake --build "$work/cbuild" > "$work/build.log"
 LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" "$work/cbuild/consumer" "$mesh"
 pc=$(ls "$work"/prefix/lib*/pkgconfig/pmesh.pc "$work"/prefix/lib/*/pkgconfig/pmesh.pc 2>/dev/null | head -n 1)
 PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --exists pmesh
 flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs pmesh)
-mpicc.mpich -std=c11 "$src/tests/install/consumer/consumer.c" $flags -o "$work/consumer_pc"
+MPICH_CC="$cc" mpicc.mpich -std=c11 $cflags "$src/tests/install/consumer/consumer.c" $flags -o "$work/consumer_pc"
 LD_LIBRARY_PATH="$(dirname "$(dirname "$pc")"):${LD_LIBRARY_PATH:-}" "$work/consumer_pc" "$mesh"
 echo "installed package works with find_package and pkg-config"
