@@ -32,7 +32,8 @@ for np in 1 2; do
     printf "np=%d: pmesh %.3f ms/iteration (median of '"$reps"'), PETSc %.3f ms/iteration, ratio %.2f (target <= 0.8)\n", np, o * 1e3, p, o * 1e3 / p
     printf "       byte model 176 B/unknown/iteration: %.1f GB/s achieved vs STREAM triad %.1f GB/s (%.0f%%)\n", 176 * n / o / 1e9, s, 100 * 176 * n / o / 1e9 / s }'
 done
-# The lecture's 1D benchmark size: NEg = 10,000,000, 200 iterations.
+# The lecture's 1D benchmark size: NEg = 10,000,000, 200 iterations (BENCH_1D=0 skips it).
+[ "${BENCH_1D:-1}" = 0 ] && exit 0
 [ -f bar10M.msh ] || "$build/meshgen" line 10000000 1.0 -o bar10M.msh
 for np in 1 2; do
   [ -d bar.$np ] || "$build/partition" bar10M.msh $np --method rcb -o bar.$np --quiet

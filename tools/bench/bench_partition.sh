@@ -16,7 +16,7 @@ for r in $(seq $reps); do
   $T "$build/partition" "$mesh" $np -o "$work/p" --quiet --summary "$work/s.$r.json" 2> "$work/t" > /dev/null
   tail -n 1 "$work/t" | tr ':' ' ' | awk -v r=$r '{ print $1, $2, r }' >> "$work/ours"
   $T gpmetis "$work/graph" $np > "$work/gp.out" 2> "$work/t"
-  m=$(sed -n 's/.*Partitioning: *\([0-9.]*\) sec.*/\1/p' "$work/gp.out")
+  m=$(sed -n 's/.*Partitioning:[[:space:]]*\([0-9.]*\) sec.*/\1/p' "$work/gp.out")
   tail -n 1 "$work/t" | tr ':' ' ' | awk -v m="$m" '{ print $1, $2, m }' >> "$work/metis"
 done
 for r in $(seq ${GMSH_REPS:-3}); do
