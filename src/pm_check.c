@@ -33,16 +33,8 @@ static int64_t position_of(const owner_map_t *om, int64_t gid) {
 }
 
 static int32_t owner_of(const owner_map_t *om, int64_t gid) {
-  int64_t lo = 0, hi = om->n - 1;
-  while (lo <= hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (om->gid[mid] == gid) return om->rank[mid];
-    if (om->gid[mid] < gid)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
+  int64_t pos = position_of(om, gid);
+  return pos < 0 ? -1 : om->rank[pos];
 }
 
 static int find_neib(const pm_local_t *l, int q) {

@@ -220,18 +220,26 @@ static int parse_int64(const char *t, size_t n, int64_t *v) {
 /* Entry k of the n of a counted list (`list`, e.g. "#IMPORTitems"): an integer in [lo, hi].  A
  * section header or the end of the file where an entry belongs means the list is shorter than
  * its count says, and the message says so. */
+/* The next token as entry k of n of a counted list; a section header or the end of the file where an
+ * entry belongs means the list is shorter than its count says. */
+static int entry_token(pm_scan_t *s, const char *list, int64_t k, int64_t n, const char *what, const char **t,
+                       size_t *len) {
+  PM_CALL(pm_scan_token(s, t, len));
+  if (!*t)
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s, found the end of the file", list,
+                        (long long)k, (long long)n, what);
+  if ((*t)[0] == '#')
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT,
+                        "%s entry %lld of %lld: expected %s, found section '%s' (fewer entries than the count says)",
+                        list, (long long)k, (long long)n, what, s->tok);
+  return PM_OK;
+}
+
 static int entry_int(pm_scan_t *s, const char *list, int64_t k, int64_t n, int64_t lo, int64_t hi, const char *what,
                      int64_t *v) {
   const char *t;
   size_t len;
-  PM_CALL(pm_scan_token(s, &t, &len));
-  if (!t)
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s, found the end of the file", list,
-                        (long long)k, (long long)n, what);
-  if (t[0] == '#')
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT,
-                        "%s entry %lld of %lld: expected %s, found section '%s' (fewer entries than the count says)",
-                        list, (long long)k, (long long)n, what, s->tok);
+  PM_CALL(entry_token(s, list, k, n, what, &t, &len));
   int64_t x = 0;
   int ok = parse_int64(t, len, &x);
   if (ok <= 0 || x < lo || x > hi)
@@ -245,14 +253,7 @@ static int entry_int(pm_scan_t *s, const char *list, int64_t k, int64_t n, int64
 static int entry_double(pm_scan_t *s, const char *list, int64_t k, int64_t n, const char *what, double *v) {
   const char *t;
   size_t len;
-  PM_CALL(pm_scan_token(s, &t, &len));
-  if (!t)
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "%s entry %lld of %lld: expected %s, found the end of the file", list,
-                        (long long)k, (long long)n, what);
-  if (t[0] == '#')
-    return PM_SCAN_FAIL(s, PM_ERR_FORMAT,
-                        "%s entry %lld of %lld: expected %s, found section '%s' (fewer entries than the count says)",
-                        list, (long long)k, (long long)n, what, s->tok);
+  PM_CALL(entry_token(s, list, k, n, what, &t, &len));
   char *end;
   double x = strtod(t, &end); /* stops at the whitespace or the sentinel after the token */
   if (end != t + len || !isfinite(x))
