@@ -231,11 +231,37 @@ static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, cons
   return conv;
 }
 
+/* dup[e] = the first raw element with e's tag, type and nodes, or -1 if e is the first. */
+static int find_copies(const pm_msh_t *msh, int64_t **dup_out) {
+  int64_t n = msh->n_elems, *perm = NULL, *dup = NULL;
+  int ierr = PM_OK;
+  PM_TRY(PM_MALLOC(dup, n + 1, "element copies"));
+  PM_TRY(PM_MALLOC(perm, n + 1, "element copies"));
+  PM_TRY(pm_argsort_i64(msh->elem_tag, n, perm)); /* stable: the first copy comes first */
+  for (int64_t i = 0; i < n; i++) dup[i] = -1;
+  for (int64_t i = 1; i < n; i++) {
+    int64_t a = perm[i], first = perm[i - 1];
+    if (msh->elem_tag[a] != msh->elem_tag[first]) continue;
+    if (dup[first] >= 0) first = dup[first];
+    int64_t na = msh->elem_ptr[a + 1] - msh->elem_ptr[a], nf = msh->elem_ptr[first + 1] - msh->elem_ptr[first];
+    if (msh->elem_type[a] != msh->elem_type[first] || na != nf ||
+        memcmp(msh->elem_node + msh->elem_ptr[a], msh->elem_node + msh->elem_ptr[first], (size_t)na * sizeof(int64_t)))
+      continue; /* a different element that reuses a tag: kept as it is */
+    dup[a] = first;
+  }
+  *dup_out = dup;
+  dup = NULL;
+cleanup:
+  free(perm);
+  free(dup);
+  return ierr;
+}
+
 int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int ierr = PM_OK;
   pm_mesh_t *m = NULL;
   int64_t *perm = NULL, *sorted = NULL, *newidx = NULL, *raw2face = NULL, *raw2elem = NULL;
-  int64_t *stamp = NULL, *order = NULL;
+  int64_t *stamp = NULL, *order = NULL, *dup = NULL;
   phys_key_t *keys = NULL, *mkey = NULL;
   tag_map_t tm = {0};
   int64_t conv[8];
@@ -263,11 +289,15 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
                  (long long)sorted[i]);
   PM_TRY(tag_map_init(&tm, sorted, nraw));
 
+  /* MSH 2.2 writes an element that is in several physical groups once per group, with the same
+   * tag: such copies (same tag, type and nodes) become one element with all the memberships. */
+  PM_TRY(find_copies(msh, &dup));
+
   /* Which sorted nodes are used by a top-dimension cell; count cells and faces. */
   PM_TRY(PM_CALLOC(newidx, nraw, "node numbering"));
   int64_t ne = 0, nen = 0, nf = 0, nfn = 0;
   for (int64_t e = 0; e < msh->n_elems; e++) {
-    if (pm_msh_type_dim(msh->elem_type[e]) != dim) continue;
+    if (pm_msh_type_dim(msh->elem_type[e]) != dim || dup[e] >= 0) continue;
     ne++;
     for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
       int64_t s = tag_map_find(&tm, msh->elem_node[k]);
@@ -307,6 +337,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     if (pm_msh_type_dim(msh->elem_type[e]) == dim - 1) raw2face[e] = 0;
   }
   for (int64_t e = 0; e < msh->n_elems; e++) {
+    if (dup[e] >= 0) raw2face[e] = -1;
     if (raw2face[e] != 0) continue;
     int keep = 1;
     for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
@@ -332,6 +363,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int64_t ie = 0, jf = 0;
   for (int64_t e = 0; e < msh->n_elems; e++) {
     int d = pm_msh_type_dim(msh->elem_type[e]);
+    if (dup[e] >= 0) continue;
     if (d == dim) {
       m->elem_type[ie] = msh->elem_type[e];
       m->elem_gid[ie] = msh->elem_tag[e];
@@ -352,6 +384,11 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   }
   m->n_elems = ne;
   m->n_faces = nf;
+  for (int64_t e = 0; e < msh->n_elems; e++) /* copies share their first's numbers */
+    if (dup[e] >= 0) {
+      raw2elem[e] = raw2elem[dup[e]];
+      raw2face[e] = raw2face[dup[e]];
+    }
 
   /* Physical groups: distinct (dim, tag) pairs in order. */
   /* Memberships sorted by group (ties by position, so the file order is kept within a group);
@@ -473,6 +510,7 @@ cleanup:
   free(raw2elem);
   free(stamp);
   free(order);
+  free(dup);
   free(keys);
   free(mkey);
   free(tm.table);

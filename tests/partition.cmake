@@ -33,3 +33,4 @@ pmesh_bad(partition_partfile_empty_part "part 1 is empty" ${P} ${PMESH_TESTS_SRC
 pmesh_bad(partition_partfile_long "more part ids" ${P} ${PMESH_TESTS_SRC}/meshgen/line_3_0.5.msh 2 --method file:${PMESH_TESTS_SRC}/bad/part/long.part -o bad_tmp)
 pmesh_bad(partition_check_nodir "cannot open" ${P} --check nonexistent_dir)
 pmesh_bad(partition_outdir_is_file "is not a directory" ${P} ${M} 2 -o ${M})
+pmesh_script(partition_msh22_copies partition/copies22.sh LABELS "partition")
