@@ -1,8 +1,3 @@
-# Sourced by the halo test scripts: a fresh work directory per test, strict mode.
-set -eu
-work="$PWD/work.$PMESH_TEST_NAME"
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# Sourced by the halo test scripts: the shared work-directory set-up, plus the test program.
+. "$PMESH_TESTS/partition/common.sh"
 TEST_HALO="$PMESH_TESTBIN/test_halo"
