@@ -1,11 +1,17 @@
 /* pm_cg.c - preconditioned conjugate gradients with fused sweeps.
  *
- * Per iteration, with z = M^-1 r never stored:
- *   sweep 1  p = M^-1 r + beta p                       (beta from the last reduction)
+ * Jacobi (diagonal scaling) is applied as CG on the symmetrically scaled system
+ *   (S A S) y = S b,  x = S y,  S = D^-1/2,
+ * which in exact arithmetic produces the same iterates as the lecture's PCG with M = D, but its
+ * operator has a unit diagonal: the product reads no diagonal and the iteration no M^-1.  The
+ * operator is a compact copy of A (pm_csr_compact_copy: eliminated Dirichlet columns dropped).
+ * The stopping test stays ||r||/||b|| of the unscaled system: r = D^1/2 r~, so
+ * ||r||^2 = sum d_i r~_i^2.  Per iteration:
+ *   sweep 1  x += alpha p (the previous step's update, deferred), p = r + beta p
  *   SpMV     q = A p, fused with the local part of p.q  (halo update overlapped with interior rows)
  *   reduce   p.q
- *   sweep 2  x += alpha p, r -= alpha q, fused with the local parts of r.M^-1 r and r.r
- *   reduce   (r.M^-1 r, r.r) together. */
+ *   sweep 2  r -= alpha q, fused with the local parts of r.r and r.D r
+ *   reduce   both together. */
 #include "pmesh/pm_cg.h"
 
 #include <math.h>
@@ -27,28 +33,51 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
   int ierr = PM_OK;
   int32_t n = a->n, np = a->ncol;
   MPI_Comm comm = pm_halo_comm(halo);
-  int rank;
+  int rank, jacobi = opt->precond == PM_PRECOND_JACOBI;
   MPI_Comm_rank(comm, &rank);
-  double *r = NULL, *p = NULL, *q = NULL, *dinv = NULL;
+  double *r = NULL, *p = NULL, *q = NULL, *sc = NULL;
+  const double *w = jacobi ? a->d : NULL; /* ||r||^2 = sum w r~^2 */
+  pm_csr_t *op = NULL;
   memset(res, 0, sizeof *res);
   double t_start = MPI_Wtime(), t;
-  PM_TRY(PM_MALLOC(r, n, "CG residual"));
-  PM_TRY(PM_CALLOC(p, np, "CG direction"));
-  PM_TRY(PM_MALLOC(q, n, "CG product"));
-  PM_TRY(PM_MALLOC(dinv, n, "CG preconditioner"));
-  for (int32_t i = 0; i < n; i++) dinv[i] = opt->precond == PM_PRECOND_JACOBI ? 1.0 / a->d[i] : 1.0;
-
-  /* r = b - A x; the norms of b and r and r.M^-1 r in one reduction. */
-  PM_TRY(pm_csr_spmv(a, halo, x, q, NULL, &res->t_exchange));
-  double s[3] = {0, 0, 0}; /* b.b, r.r, r.z */
-  for (int32_t i = 0; i < n; i++) {
-    r[i] = b[i] - q[i];
-    s[0] += b[i] * b[i];
-    s[1] += r[i] * r[i];
-    s[2] += r[i] * r[i] * dinv[i];
+  /* Allocation failures are agreed before the first exchange, so no rank is left waiting. */
+  int64_t bad_diag = 0;
+  ierr = PM_MALLOC(r, n > 0 ? n : 1, "CG residual");
+  if (!ierr) ierr = PM_CALLOC(p, np > 0 ? np : 1, "CG direction");
+  if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "CG product");
+  if (!ierr && jacobi) ierr = PM_MALLOC(sc, np > 0 ? np : 1, "CG scaling");
+  PM_TRY(pm_comm_agree(comm, ierr));
+  if (jacobi) {
+    for (int32_t i = 0; i < n; i++) {
+      bad_diag += !(a->d[i] > 0 && isfinite(a->d[i]));
+      sc[i] = a->d[i] > 0 ? 1.0 / sqrt(a->d[i]) : 1.0;
+    }
+    PM_TRY(pm_halo_update(halo, sc, MPI_DOUBLE, 1));
   }
-  PM_TRY(allreduce(comm, s, 3, &res->t_reduce));
-  double bnorm = sqrt(s[0]), rr = s[1], rho = s[2], rho_old = 0;
+  ierr = pm_csr_compact_copy(a, sc, &op);
+  PM_TRY(pm_comm_agree(comm, ierr));
+
+  /* r = b - A x; then the scaled r~ = S r and y = S^-1 x (kept in x); the norms of b and r and
+   * r~.r~ and the count of unusable diagonals in one reduction. */
+  PM_TRY(pm_csr_spmv(a, halo, x, q, NULL, &res->t_exchange));
+  double s[4] = {0, 0, 0, (double)bad_diag}; /* b.b, r.r, r~.r~, bad */
+  for (int32_t i = 0; i < n; i++) {
+    double ri = b[i] - q[i];
+    s[0] += b[i] * b[i];
+    s[1] += ri * ri;
+    if (jacobi) {
+      ri *= sc[i];
+      x[i] /= sc[i];
+    }
+    r[i] = ri;
+    s[2] += ri * ri;
+  }
+  PM_TRY(allreduce(comm, s, 4, &res->t_reduce));
+  PM_TRY_CHECK(s[3] == 0, PM_ERR_SOLVER,
+               "CG with Jacobi: %.0f diagonal entries are not positive (the matrix is not positive definite: check "
+               "the conductivity's sign)",
+               s[3]);
+  double bnorm = sqrt(s[0]), rr = s[1], rho = s[2], rho_old = 0, alpha = 0;
   PM_TRY_CHECK(isfinite(bnorm) && isfinite(rr), PM_ERR_SOLVER, "CG: the right-hand side or residual is NaN or Inf");
   if (bnorm == 0) bnorm = 1; /* b = 0: the absolute residual is the measure */
   double rel = sqrt(rr) / bnorm;
@@ -58,11 +87,18 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
     it++;
     double beta = it == 1 ? 0.0 : rho / rho_old;
     t = MPI_Wtime();
-    for (int32_t i = 0; i < n; i++) p[i] = r[i] * dinv[i] + beta * p[i];
+    if (it == 1) {
+      memcpy(p, r, (size_t)n * sizeof *p);
+    } else {
+      for (int32_t i = 0; i < n; i++) {
+        x[i] += alpha * p[i];
+        p[i] = r[i] + beta * p[i];
+      }
+    }
     res->t_update += MPI_Wtime() - t;
     t = MPI_Wtime();
     double te = 0, pq;
-    PM_TRY(pm_csr_spmv(a, halo, p, q, &pq, &te));
+    PM_TRY(pm_csr_spmv(op, halo, p, q, &pq, &te));
     res->t_exchange += te;
     res->t_spmv += MPI_Wtime() - t - te;
     PM_TRY(allreduce(comm, &pq, 1, &res->t_reduce));
@@ -70,31 +106,46 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
                  "CG breakdown at iteration %d: p.Ap = %g (the matrix is not positive definite: check the "
                  "conductivity's sign and that a Dirichlet condition fixes the solution)",
                  it, pq);
-    double alpha = rho / pq;
+    alpha = rho / pq;
     t = MPI_Wtime();
     /* Four partial sums per dot product: independent chains the CPU can overlap (a single
      * chain is latency-bound); the summation order is fixed, so results stay reproducible. */
     double za[4] = {0, 0, 0, 0}, ra[4] = {0, 0, 0, 0};
     int32_t n4 = n - n % 4;
-    for (int32_t i = 0; i < n4; i += 4) {
-      for (int l = 0; l < 4; l++) {
-        x[i + l] += alpha * p[i + l];
-        double ri = r[i + l] - alpha * q[i + l];
-        r[i + l] = ri;
-        za[l] += ri * ri * dinv[i + l];
-        ra[l] += ri * ri;
+    if (w) {
+      for (int32_t i = 0; i < n4; i += 4) {
+        for (int l = 0; l < 4; l++) {
+          double ri = r[i + l] - alpha * q[i + l];
+          r[i + l] = ri;
+          za[l] += ri * ri;
+          ra[l] += ri * ri * w[i + l];
+        }
       }
-    }
-    for (int32_t i = n4; i < n; i++) {
-      x[i] += alpha * p[i];
-      double ri = r[i] - alpha * q[i];
-      r[i] = ri;
-      za[0] += ri * ri * dinv[i];
-      ra[0] += ri * ri;
+      for (int32_t i = n4; i < n; i++) {
+        double ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        za[0] += ri * ri;
+        ra[0] += ri * ri * w[i];
+      }
+    } else {
+      for (int32_t i = 0; i < n4; i += 4) {
+        for (int l = 0; l < 4; l++) {
+          double ri = r[i + l] - alpha * q[i + l];
+          r[i + l] = ri;
+          za[l] += ri * ri;
+        }
+      }
+      for (int32_t i = n4; i < n; i++) {
+        double ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        za[0] += ri * ri;
+      }
+      memcpy(ra, za, sizeof ra);
     }
     double s2[2] = {(za[0] + za[1]) + (za[2] + za[3]), (ra[0] + ra[1]) + (ra[2] + ra[3])};
     res->t_update += MPI_Wtime() - t;
-    PM_TRY(allreduce(comm, s2, 2, &res->t_reduce));
+    PM_TRY(allreduce(comm, s2, w ? 2 : 1, &res->t_reduce));
+    if (!w) s2[1] = s2[0];
     rho_old = rho;
     rho = s2[0];
     rr = s2[1];
@@ -104,6 +155,13 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
     if (opt->monitor > 0 && rank == 0 && opt->out && (it % opt->monitor == 0))
       fprintf(opt->out, "cg: iteration %6d  ||r||/||b|| = %.6e\n", it, rel);
   }
+  /* The last step's update of x, then x = S y. */
+  t = MPI_Wtime();
+  if (it > 0)
+    for (int32_t i = 0; i < n; i++) x[i] += alpha * p[i];
+  if (jacobi)
+    for (int32_t i = 0; i < n; i++) x[i] *= sc[i];
+  res->t_update += MPI_Wtime() - t;
   /* Final: the true residual of the returned x (also refreshes x's externals). */
   PM_TRY(pm_csr_spmv(a, halo, x, q, NULL, &res->t_exchange));
   double fin = 0;
@@ -117,6 +175,7 @@ cleanup:
   free(r);
   free(p);
   free(q);
-  free(dinv);
+  free(sc);
+  pm_csr_destroy(&op);
   return ierr;
 }

@@ -13,7 +13,7 @@ void pm_csr_destroy(pm_csr_t **csr) {
   free(a->index);
   free(a->item);
   free(a->amat);
-  free(a->rows);
+  free(a->runs);
   free(a);
   *csr = NULL;
 }
@@ -32,6 +32,41 @@ static int32_t sort_unique(int32_t *c, int32_t n, const int64_t *gid) {
   for (int32_t i = 0; i < n; i++)
     if (m == 0 || c[i] != c[m - 1]) c[m++] = c[i];
   return m;
+}
+
+/* Interior rows (all columns internal: computable before the halo update) and the others, each
+ * as runs of consecutive rows, so the product walks rows in order with no index array. */
+static int build_runs(pm_csr_t *a) {
+  int ierr = PM_OK;
+  int32_t n = a->n, k = 0;
+  unsigned char *in = NULL;
+  PM_TRY(PM_MALLOC(in, n + 1, "row classes"));
+  for (int32_t i = 0; i < n; i++) {
+    in[i] = 1;
+    for (int32_t q = a->index[i]; q < a->index[i + 1]; q++) in[i] &= a->item[q] < n;
+  }
+  int32_t count = 0;
+  for (int32_t i = 0; i < n; i++) count += i == 0 || in[i] != in[i - 1];
+  free(a->runs);
+  a->runs = NULL;
+  PM_TRY(PM_MALLOC(a->runs, 2 * (size_t)count + 2, "row runs"));
+  a->n_interior = 0;
+  for (int want = 1; want >= 0; want--) {
+    for (int32_t i = 0; i < n; i++) {
+      if (in[i] != want || (i > 0 && in[i - 1] == want)) continue;
+      int32_t e = i;
+      while (e < n && in[e] == want) e++;
+      a->runs[2 * k] = i;
+      a->runs[2 * k + 1] = e;
+      k++;
+      if (want) a->n_interior += e - i;
+    }
+    if (want) a->n_runs_interior = k;
+  }
+  a->n_runs = k;
+cleanup:
+  free(in);
+  return ierr;
 }
 
 int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
@@ -92,26 +127,7 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   PM_TRY(PM_REALLOC(a->item, w, "matrix columns"));
   PM_TRY(PM_CALLOC(a->amat, w, "matrix values"));
   PM_TRY(PM_CALLOC(a->d, n, "matrix diagonal"));
-  /* Interior rows (all columns internal) first. */
-  PM_TRY(PM_MALLOC(a->rows, n, "row order"));
-  int32_t ni = 0, nb = 0;
-  for (int32_t i = 0; i < n; i++) {
-    int interior = 1;
-    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) interior &= a->item[k] < n;
-    ni += interior;
-  }
-  for (int32_t i = 0; i < n; i++) {
-    int interior = 1;
-    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) interior &= a->item[k] < n;
-    if (interior)
-      a->rows[nb++] = i;
-  }
-  for (int32_t i = 0; i < n; i++) {
-    int interior = 1;
-    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) interior &= a->item[k] < n;
-    if (!interior) a->rows[nb++] = i;
-  }
-  a->n_interior = ni;
+  PM_TRY(build_runs(a));
   *csr = a;
   a = NULL;
 cleanup:
@@ -135,32 +151,74 @@ int32_t pm_csr_find(const pm_csr_t *a, const int64_t *gid, int32_t row, int32_t 
   return -1;
 }
 
-static inline double row_product(const pm_csr_t *a, const double *x, int32_t i) {
-  double s = a->d[i] * x[i];
-  for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) s += a->amat[k] * x[a->item[k]];
-  return s;
+/* y = A x over rows [i0, i1), adding x.y into four partial sums (independent chains the CPU
+ * overlaps; fixed order, so results are reproducible).  d == NULL: unit diagonal. */
+static void product_rows(const pm_csr_t *a, const double *restrict x, double *restrict y, int32_t i0, int32_t i1,
+                         double dot[4]) {
+  const int32_t *restrict index = a->index, *restrict item = a->item;
+  const double *restrict amat = a->amat, *restrict d = a->d;
+  if (d) {
+    for (int32_t i = i0; i < i1; i++) {
+      double s = d[i] * x[i];
+      for (int32_t k = index[i]; k < index[i + 1]; k++) s += amat[k] * x[item[k]];
+      y[i] = s;
+      dot[i & 3] += x[i] * s;
+    }
+  } else {
+    for (int32_t i = i0; i < i1; i++) {
+      double s = x[i];
+      for (int32_t k = index[i]; k < index[i + 1]; k++) s += amat[k] * x[item[k]];
+      y[i] = s;
+      dot[i & 3] += x[i] * s;
+    }
+  }
 }
 
 int pm_csr_spmv(const pm_csr_t *a, pm_halo_t *halo, double *x, double *y, double *xy, double *t_exchange) {
-  double t = MPI_Wtime(), dot[4] = {0, 0, 0, 0}; /* four partial sums: overlapping chains */
+  double t = MPI_Wtime(), dot[4] = {0, 0, 0, 0};
   PM_CALL(pm_halo_update_begin(halo, x, MPI_DOUBLE, 1));
   double te = MPI_Wtime() - t;
-  for (int32_t r = 0; r < a->n_interior; r++) {
-    int32_t i = a->rows[r];
-    double yi = row_product(a, x, i);
-    y[i] = yi;
-    dot[r & 3] += x[i] * yi;
-  }
+  for (int32_t r = 0; r < a->n_runs_interior; r++) product_rows(a, x, y, a->runs[2 * r], a->runs[2 * r + 1], dot);
   t = MPI_Wtime();
   PM_CALL(pm_halo_update_end(halo, x, MPI_DOUBLE, 1));
   te += MPI_Wtime() - t;
-  for (int32_t r = a->n_interior; r < a->n; r++) {
-    int32_t i = a->rows[r];
-    double yi = row_product(a, x, i);
-    y[i] = yi;
-    dot[r & 3] += x[i] * yi;
-  }
+  for (int32_t r = a->n_runs_interior; r < a->n_runs; r++)
+    product_rows(a, x, y, a->runs[2 * r], a->runs[2 * r + 1], dot);
   if (xy) *xy = (dot[0] + dot[1]) + (dot[2] + dot[3]);
   if (t_exchange) *t_exchange += te;
   return PM_OK;
+}
+
+int pm_csr_compact_copy(const pm_csr_t *a, const double *s, pm_csr_t **copy) {
+  int ierr = PM_OK;
+  pm_csr_t *c = NULL;
+  int32_t n = a->n;
+  *copy = NULL;
+  PM_TRY(PM_CALLOC(c, 1, "matrix copy"));
+  c->n = n;
+  c->ncol = a->ncol;
+  int32_t nnz = 0;
+  for (int32_t k = 0; k < a->index[n]; k++) nnz += a->amat[k] != 0.0;
+  PM_TRY(PM_MALLOC(c->index, n + 1, "matrix copy index"));
+  PM_TRY(PM_MALLOC(c->item, nnz > 0 ? nnz : 1, "matrix copy columns"));
+  PM_TRY(PM_MALLOC(c->amat, nnz > 0 ? nnz : 1, "matrix copy values"));
+  if (!s) PM_TRY(PM_MALLOC(c->d, n > 0 ? n : 1, "matrix copy diagonal"));
+  int32_t w = 0;
+  c->index[0] = 0;
+  for (int32_t i = 0; i < n; i++) {
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) {
+      if (a->amat[k] == 0.0) continue;
+      int32_t j = a->item[k];
+      c->item[w] = j;
+      c->amat[w++] = s ? s[i] * a->amat[k] * s[j] : a->amat[k];
+    }
+    c->index[i + 1] = w;
+    if (!s) c->d[i] = a->d[i];
+  }
+  PM_TRY(build_runs(c));
+  *copy = c;
+  c = NULL;
+cleanup:
+  pm_csr_destroy(&c);
+  return ierr;
 }

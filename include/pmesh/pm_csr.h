@@ -17,14 +17,15 @@ extern "C" {
 
 /** Open struct: read-only to callers except the values (d, amat) during assembly. */
 typedef struct pm_csr {
-  int32_t n;          /* rows = internal nodes */
-  int32_t ncol;       /* columns = NP (internal + external) */
-  double *d;          /* [n] diagonal */
-  int32_t *index;     /* [n+1] */
-  int32_t *item;      /* [nnz] local column indices, ordered by global id within a row */
-  double *amat;       /* [nnz] */
-  int32_t n_interior; /* rows whose columns are all internal: computable before the halo update */
-  int32_t *rows;      /* [n] interior rows first, then the rows that need external values */
+  int32_t n;                       /* rows = internal nodes */
+  int32_t ncol;                    /* columns = NP (internal + external) */
+  double *d;                       /* [n] diagonal; NULL: every diagonal entry is 1 (a scaled copy) */
+  int32_t *index;                  /* [n+1] */
+  int32_t *item;                   /* [nnz] local column indices, ordered by global id within a row */
+  double *amat;                    /* [nnz] */
+  int32_t n_interior;              /* rows whose columns are all internal: computable before the halo update */
+  int32_t n_runs_interior, n_runs; /* runs[2k], runs[2k+1]: rows [begin, end); interior runs first */
+  int32_t *runs;
 } pm_csr_t;
 
 /** Structure from the local mesh: row i couples to every node sharing an element with it
@@ -40,6 +41,13 @@ int32_t pm_csr_find(const pm_csr_t *csr, const int64_t *gid, int32_t row, int32_
  *  interior rows).  Optionally returns the local part of x.y in *xy (NULL to skip).
  *  Collective among neighbours (the halo update). */
 int pm_csr_spmv(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, double *xy, double *t_exchange);
+
+/** A copy for repeated products: explicit zeros (the columns of eliminated Dirichlet nodes)
+ *  dropped, and, when `s` (NP entries, externals included) is given, scaled symmetrically:
+ *  copy = S A S with S = diag(s), whose diagonal is taken to be 1 (the caller passes
+ *  s = 1/sqrt(diag), refreshed at the externals), so products read no diagonal at all.
+ *  Row entries keep their global-id order.  Not collective. */
+int pm_csr_compact_copy(const pm_csr_t *csr, const double *s, pm_csr_t **copy);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 # The lecture's 1D heat conduction: nodal values equal T(x) = (-Q x^2/2 + Q XL x)/k to 1e-10
 # (relative) on every rank count; NE = 15 on 4 ranks converges in 15 iterations to T(15) = 112.5
-# with the lecture's local matrix.
+# (to 1e-12) with the lecture's local matrix.
 . "$PMESH_TESTS/partition/common.sh"
 for ne in 15 100; do
   "$MESHGEN" line $ne 1.0 -o bar$ne.msh
@@ -19,7 +19,10 @@ sed '1s/.*/15/' "$PMESH_LECTURE/input.dat" > in15.dat
 cat out.txt
 grep -q "converged after 15 iterations" out.txt || fail "not 15 iterations"
 grep -q "u: min 0 max 112.5$" out.txt || fail "T(15) is not 112.5"
-cat u.3 | awk '$1 == 16 && $4 != 112.5 { exit 1 }' || fail "T at node 16"
+# Jacobi runs as CG on the symmetrically scaled system (pm_cg.c): the same iterates as the
+# lecture's PCG in exact arithmetic, T(15) = 112.5 to rounding.
+cat u.3 | awk '$1 == 16 { d = $4 - 112.5; if (d < 0) d = -d; if (d > 1e-12 * 112.5) exit 1; found = 1 } END { exit !found }' ||
+  fail "T at node 16 is not 112.5"
 # Matrix rows: "gid DIAG RHS col:AMAT ...".
 cat m.0 m.1 m.2 m.3 | grep -v '^#' | awk '
   { gid = $1; diag = $2; rhs = $3; ok = 1
