@@ -28,39 +28,101 @@ static int allreduce(MPI_Comm comm, double *v, int n, double *t) {
   return PM_OK;
 }
 
-int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, const pm_cg_options_t *opt,
-                pm_cg_result_t *res) {
+struct pm_cg {
+  const pm_csr_t *a;
+  pm_halo_t *halo;
+  MPI_Comm comm;
+  int jacobi;
+  pm_csr_t *op;      /* the operator: compact copy of a, scaled to a unit diagonal for Jacobi */
+  double *sc;        /* [NP] 1/sqrt(diag), externals included (Jacobi) */
+  double *r, *p, *q; /* work vectors */
+  double t_setup;
+};
+
+void pm_cg_destroy(pm_cg_t **cg) {
+  if (!cg || !*cg) return;
+  pm_cg_t *c = *cg;
+  pm_csr_destroy(&c->op);
+  free(c->sc);
+  free(c->r);
+  free(c->p);
+  free(c->q);
+  free(c);
+  *cg = NULL;
+}
+
+int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_precond_t precond, pm_cg_t **cg) {
   int ierr = PM_OK;
   int32_t n = a->n, np = a->ncol;
   MPI_Comm comm = pm_halo_comm(halo);
-  int rank, jacobi = opt->precond == PM_PRECOND_JACOBI;
+  pm_cg_t *c = NULL;
+  double t0 = MPI_Wtime();
+  *cg = NULL;
+  /* Allocation failures are agreed before the first exchange, so no rank is left waiting. */
+  ierr = PM_CALLOC(c, 1, "CG solver");
+  if (!ierr) {
+    c->a = a;
+    c->halo = halo;
+    c->comm = comm;
+    c->jacobi = precond == PM_PRECOND_JACOBI;
+    ierr = PM_MALLOC(c->r, n > 0 ? n : 1, "CG residual");
+  }
+  if (!ierr) ierr = PM_CALLOC(c->p, np > 0 ? np : 1, "CG direction");
+  if (!ierr) ierr = PM_MALLOC(c->q, n > 0 ? n : 1, "CG product");
+  if (!ierr && c->jacobi) ierr = PM_MALLOC(c->sc, np > 0 ? np : 1, "CG scaling");
+  PM_TRY(pm_comm_agree(comm, ierr));
+  double bad = 0;
+  if (c->jacobi) {
+    for (int32_t i = 0; i < n; i++) {
+      bad += !(a->d[i] > 0 && isfinite(a->d[i]));
+      c->sc[i] = a->d[i] > 0 ? 1.0 / sqrt(a->d[i]) : 1.0;
+    }
+    PM_TRY(pm_halo_update(halo, c->sc, MPI_DOUBLE, 1));
+  }
+  ierr = pm_csr_compact_copy(a, c->sc, &c->op);
+  PM_TRY(pm_comm_agree(comm, ierr));
+  PM_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PM_TRY_CHECK(bad == 0, PM_ERR_SOLVER,
+               "CG with Jacobi: %.0f diagonal entries are not positive (the matrix is not positive definite: check "
+               "the conductivity's sign)",
+               bad);
+  c->t_setup = MPI_Wtime() - t0;
+  *cg = c;
+  c = NULL;
+cleanup:
+  pm_cg_destroy(&c);
+  return ierr;
+}
+
+int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, const pm_cg_options_t *opt,
+                pm_cg_result_t *res) {
+  pm_cg_t *cg = NULL;
+  memset(res, 0, sizeof *res);
+  PM_CALL(pm_cg_create(a, halo, opt->precond, &cg));
+  int ierr = pm_cg_run(cg, b, x, opt, res);
+  res->t_total += cg->t_setup;
+  pm_cg_destroy(&cg);
+  return ierr;
+}
+
+int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res) {
+  int ierr = PM_OK;
+  const pm_csr_t *a = cg->a, *op = cg->op;
+  pm_halo_t *halo = cg->halo;
+  MPI_Comm comm = cg->comm;
+  int32_t n = a->n;
+  int rank, jacobi = cg->jacobi;
   MPI_Comm_rank(comm, &rank);
-  double *r = NULL, *p = NULL, *q = NULL, *sc = NULL;
+  double *r = cg->r, *p = cg->p, *q = cg->q;
+  const double *sc = cg->sc;
   const double *w = jacobi ? a->d : NULL; /* ||r||^2 = sum w r~^2 */
-  pm_csr_t *op = NULL;
   memset(res, 0, sizeof *res);
   double t_start = MPI_Wtime(), t;
-  /* Allocation failures are agreed before the first exchange, so no rank is left waiting. */
-  int64_t bad_diag = 0;
-  ierr = PM_MALLOC(r, n > 0 ? n : 1, "CG residual");
-  if (!ierr) ierr = PM_CALLOC(p, np > 0 ? np : 1, "CG direction");
-  if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "CG product");
-  if (!ierr && jacobi) ierr = PM_MALLOC(sc, np > 0 ? np : 1, "CG scaling");
-  PM_TRY(pm_comm_agree(comm, ierr));
-  if (jacobi) {
-    for (int32_t i = 0; i < n; i++) {
-      bad_diag += !(a->d[i] > 0 && isfinite(a->d[i]));
-      sc[i] = a->d[i] > 0 ? 1.0 / sqrt(a->d[i]) : 1.0;
-    }
-    PM_TRY(pm_halo_update(halo, sc, MPI_DOUBLE, 1));
-  }
-  ierr = pm_csr_compact_copy(a, sc, &op);
-  PM_TRY(pm_comm_agree(comm, ierr));
 
   /* r = b - A x; then the scaled r~ = S r and y = S^-1 x (kept in x); the norms of b and r and
    * r~.r~ and the count of unusable diagonals in one reduction. */
   PM_TRY(pm_csr_spmv(a, halo, x, q, NULL, &res->t_exchange));
-  double s[4] = {0, 0, 0, (double)bad_diag}; /* b.b, r.r, r~.r~, bad */
+  double s[3] = {0, 0, 0}; /* b.b, r.r, r~.r~ */
   for (int32_t i = 0; i < n; i++) {
     double ri = b[i] - q[i];
     s[0] += b[i] * b[i];
@@ -72,11 +134,7 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
     r[i] = ri;
     s[2] += ri * ri;
   }
-  PM_TRY(allreduce(comm, s, 4, &res->t_reduce));
-  PM_TRY_CHECK(s[3] == 0, PM_ERR_SOLVER,
-               "CG with Jacobi: %.0f diagonal entries are not positive (the matrix is not positive definite: check "
-               "the conductivity's sign)",
-               s[3]);
+  PM_TRY(allreduce(comm, s, 3, &res->t_reduce));
   double bnorm = sqrt(s[0]), rr = s[1], rho = s[2], rho_old = 0, alpha = 0;
   PM_TRY_CHECK(isfinite(bnorm) && isfinite(rr), PM_ERR_SOLVER, "CG: the right-hand side or residual is NaN or Inf");
   if (bnorm == 0) bnorm = 1; /* b = 0: the absolute residual is the measure */
@@ -172,10 +230,5 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
   res->converged = rel <= opt->rtol;
   res->t_total = MPI_Wtime() - t_start;
 cleanup:
-  free(r);
-  free(p);
-  free(q);
-  free(sc);
-  pm_csr_destroy(&op);
   return ierr;
 }

@@ -457,7 +457,9 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
       goto done;
     }
     if (c.neg != meta->global_elems) {
-      pm_tool_error(tool, "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64 " elements (make it with: meshgen line %" PRId64 " %g)",
+      pm_tool_error(tool,
+                    "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64
+                    " elements (make it with: meshgen line %" PRId64 " %g)",
                     control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
       goto done;
     }
@@ -494,8 +496,8 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
         goto done;
       }
       if (w <= 1 && meta->group_dim[gi] != meta->dim) {
-        pm_tool_error(tool, "%s %s=...: '%s' is a %dD group; sources and conductivities go on %dD element groups", opt[w],
-                      g, g, meta->group_dim[gi], meta->dim);
+        pm_tool_error(tool, "%s %s=...: '%s' is a %dD group; sources and conductivities go on %dD element groups",
+                      opt[w], g, g, meta->group_dim[gi], meta->dim);
         goto done;
       }
       if (w == 3 && meta->group_dim[gi] != meta->dim - 1) {
@@ -549,7 +551,8 @@ static int dump_matrix(const params_t *p, const pm_local_t *l, const pm_csr_t *a
   fprintf(o.fp, "# row: global id, DIAG, RHS, then global column id:AMAT in row order\n");
   for (int32_t i = 0; i < a->n; i++) {
     fprintf(o.fp, "%" PRId64 " %.17g %.17g", l->gid[i], a->d[i], b[i]);
-    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) fprintf(o.fp, " %" PRId64 ":%.17g", l->gid[a->item[k]], a->amat[k]);
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++)
+      fprintf(o.fp, " %" PRId64 ":%.17g", l->gid[a->item[k]], a->amat[k]);
     fputc('\n', o.fp);
   }
   return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
@@ -630,6 +633,7 @@ static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, 
   int32_t n = l->n_internal;
   double *rhs = NULL, *q = NULL;
   pm_h5_series_t *series = NULL;
+  pm_cg_t *cg = NULL;
   MPI_Comm_rank(comm, &rank);
   memset(st, 0, sizeof *st);
   st->converged = 1;
@@ -637,6 +641,7 @@ static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, 
   ierr = PM_MALLOC(rhs, n > 0 ? n : 1, "right-hand side of a step");
   if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "mass times u");
   PM_TRY(pm_comm_agree(comm, ierr));
+  PM_TRY(pm_cg_create(a, halo, copt->precond, &cg)); /* set up once for every step */
   if (!p->no_output) {
     double t = MPI_Wtime();
     PM_TRY(pm_h5_series_create(comm, l, meta, p->out_h5, p->out_xmf, &series));
@@ -652,7 +657,7 @@ static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, 
     for (int32_t i = 0; i < n && !ierr; i++) rhs[i] = b[i] + q[i] / p->dt;
     st->sum.t_spmv += MPI_Wtime() - t - te;
     st->sum.t_exchange += te;
-    if (!ierr) ierr = pm_cg_solve(a, halo, rhs, u, copt, &r);
+    if (!ierr) ierr = pm_cg_run(cg, rhs, u, copt, &r);
     PM_TRY(pm_comm_agree(comm, ierr));
     st->steps_done = k;
     st->it_total += r.iterations;
@@ -697,6 +702,7 @@ static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, 
   }
 cleanup:
   if (series) pm_h5_series_close(&series, NULL, 0, 0); /* failure: keep the previous result */
+  pm_cg_destroy(&cg);
   free(rhs);
   free(q);
   return ierr;
@@ -739,7 +745,8 @@ int main(int argc, char **argv) {
   if (!ierr) ierr = pm_local_path(p->dir, rank, path, sizeof path);
   if (!ierr) ierr = pm_local_read(path, rank, &local);
   if (!ierr && !local->has_mesh)
-    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: has only the lecture's tables (no #GLOBALID, #ELEMENT)", path);
+    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: has only the lecture's tables (no #GLOBALID, #ELEMENT)",
+                        path);
   if (!ierr && (local->fingerprint != p->fingerprint || local->nparts != p->nparts))
     ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
                         "%s: belongs to another partition than %s/partition.meta (fingerprint %016" PRIx64
@@ -771,11 +778,14 @@ int main(int argc, char **argv) {
   double t1 = MPI_Wtime();
   int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
   pm_group_value_t src[MAXBC], cond[MAXBC], dir[MAXBC], neu[MAXBC];
-  for (int i = 0; i < p->n_source; i++) src[i] = (pm_group_value_t){p->src_group[i][0] ? p->src_group[i] : NULL, p->src_expr[i]};
-  for (int i = 0; i < p->n_cond; i++) cond[i] = (pm_group_value_t){p->cond_group[i][0] ? p->cond_group[i] : NULL, p->cond_expr[i]};
+  for (int i = 0; i < p->n_source; i++)
+    src[i] = (pm_group_value_t){p->src_group[i][0] ? p->src_group[i] : NULL, p->src_expr[i]};
+  for (int i = 0; i < p->n_cond; i++)
+    cond[i] = (pm_group_value_t){p->cond_group[i][0] ? p->cond_group[i] : NULL, p->cond_expr[i]};
   for (int i = 0; i < p->n_dir; i++) dir[i] = (pm_group_value_t){p->dir_group[i], p->dir_expr[i]};
   for (int i = 0; i < p->n_neu; i++) neu[i] = (pm_group_value_t){p->neu_group[i], p->neu_expr[i]};
-  pm_problem_t prob = {(pm_scheme_t)p->scheme, p->area, p->n_source, p->n_cond, src, cond, p->n_dir, p->n_neu, dir, neu};
+  pm_problem_t prob = {
+      (pm_scheme_t)p->scheme, p->area, p->n_source, p->n_cond, src, cond, p->n_dir, p->n_neu, dir, neu};
   int64_t nfixed = 0;
   int32_t nt = local->n_total + local->n_aux;
   ierr = pm_csr_create(local, fdm5, &a);
