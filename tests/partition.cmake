@@ -36,3 +36,4 @@ pmesh_bad(partition_partfile_long "more part ids" ${P} ${PMESH_TESTS_SRC}/meshge
 pmesh_bad(partition_check_nodir "cannot open" ${P} --check nonexistent_dir)
 pmesh_bad(partition_outdir_is_file "is not a directory" ${P} ${M} 2 -o ${M})
 pmesh_script(partition_msh22_copies partition/copies22.sh LABELS "partition")
+pmesh_script(partition_tag_paths partition/tag_paths.sh LABELS "partition")
