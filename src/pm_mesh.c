@@ -46,21 +46,25 @@ int64_t pm_mesh_find_node(const pm_mesh_t *mesh, int64_t gid) {
   return -1;
 }
 
-/* Map from node tag to the index of the node in sorted-tag order: a direct table when tags are
+/* Map from node tag to the index of the node in sorted-tag order: the tag minus the first one
+ * when the tags are consecutive (Gmsh's usual 1..n, no table), a direct table when they are
  * dense, binary search in the sorted tags otherwise. */
 typedef struct tag_map {
   const int64_t *sorted; /* sorted tags [n] */
   int64_t n, lo;
+  int ident;             /* sorted[i] == lo + i */
   int64_t *table;        /* [hi-lo+1] or NULL */
   const int64_t *newidx; /* set once the kept nodes are numbered: table holds new indices */
+  int newidx_ident;      /* newidx[i] == i (no node dropped) */
 } tag_map_t;
 
-static int tag_map_init(tag_map_t *tm, const int64_t *sorted, int64_t n) {
+static int tag_map_init(tag_map_t *tm, const int64_t *sorted, int64_t n, int ident) {
   tm->sorted = sorted;
   tm->n = n;
   tm->table = NULL;
+  tm->ident = ident;
   tm->lo = n ? sorted[0] : 0;
-  if (n == 0) return PM_OK;
+  if (n == 0 || ident) return PM_OK;
   uint64_t range = (uint64_t)sorted[n - 1] - (uint64_t)sorted[0] + 1;
   if (range <= (uint64_t)n * 4 + 1024) {
     PM_CALL(PM_MALLOC(tm->table, range, "node tag table"));
@@ -71,8 +75,9 @@ static int tag_map_init(tag_map_t *tm, const int64_t *sorted, int64_t n) {
 }
 
 /* Renumber the table in place: from then on it maps a tag straight to the new node index. */
-static void tag_map_renumber(tag_map_t *tm, const int64_t *newidx) {
+static void tag_map_renumber(tag_map_t *tm, const int64_t *newidx, int newidx_ident) {
   tm->newidx = newidx;
+  tm->newidx_ident = newidx_ident;
   if (!tm->table) return;
   uint64_t range = (uint64_t)tm->sorted[tm->n - 1] - (uint64_t)tm->lo + 1;
   for (uint64_t i = 0; i < range; i++)
@@ -83,6 +88,10 @@ static int64_t tag_map_find(const tag_map_t *tm, int64_t tag);
 
 /* New index of a node tag (after tag_map_renumber), -1 for a dropped or unknown node. */
 static int64_t tag_map_new(const tag_map_t *tm, int64_t tag) {
+  if (tm->ident) {
+    if (tag < tm->lo || tag - tm->lo >= tm->n) return -1;
+    return tm->newidx_ident ? tag - tm->lo : tm->newidx[tag - tm->lo];
+  }
   if (tm->table) {
     if (tag < tm->lo || tag > tm->sorted[tm->n - 1]) return -1;
     return tm->table[tag - tm->lo];
@@ -92,6 +101,7 @@ static int64_t tag_map_new(const tag_map_t *tm, int64_t tag) {
 }
 
 static int64_t tag_map_find(const tag_map_t *tm, int64_t tag) {
+  if (tm->ident) return tag < tm->lo || tag - tm->lo >= tm->n ? -1 : tag - tm->lo;
   if (tm->table) {
     if (tag < tm->lo || tag > tm->sorted[tm->n - 1]) return -1;
     return tm->table[tag - tm->lo];
@@ -236,9 +246,12 @@ static int find_copies(const pm_msh_t *msh, int64_t **dup_out) {
   int64_t n = msh->n_elems, *perm = NULL, *dup = NULL;
   int ierr = PM_OK;
   PM_TRY(PM_MALLOC(dup, n + 1, "element copies"));
+  for (int64_t i = 0; i < n; i++) dup[i] = -1;
+  int64_t i_up = 1;
+  while (i_up < n && msh->elem_tag[i_up] > msh->elem_tag[i_up - 1]) i_up++;
+  if (i_up >= n) goto done; /* increasing tags (Gmsh's usual order): no copies, no sort */
   PM_TRY(PM_MALLOC(perm, n + 1, "element copies"));
   PM_TRY(pm_argsort_i64(msh->elem_tag, n, perm)); /* stable: the first copy comes first */
-  for (int64_t i = 0; i < n; i++) dup[i] = -1;
   for (int64_t i = 1; i < n; i++) {
     int64_t a = perm[i], first = perm[i - 1];
     if (msh->elem_tag[a] != msh->elem_tag[first]) continue;
@@ -249,6 +262,7 @@ static int find_copies(const pm_msh_t *msh, int64_t **dup_out) {
       continue; /* a different element that reuses a tag: kept as it is */
     dup[a] = first;
   }
+done:
   *dup_out = dup;
   dup = NULL;
 cleanup:
@@ -261,7 +275,9 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int ierr = PM_OK;
   pm_mesh_t *m = NULL;
   int64_t *perm = NULL, *sorted = NULL, *newidx = NULL, *raw2face = NULL, *raw2elem = NULL;
+  const int64_t *tags = NULL; /* node tags in ascending order: msh->node_tag or sorted */
   int64_t *stamp = NULL, *order = NULL, *dup = NULL;
+  uint64_t *gbits = NULL;
   phys_key_t *keys = NULL, *mkey = NULL;
   tag_map_t tm = {0};
   int64_t conv[8];
@@ -280,14 +296,22 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
 
   /* Nodes in ascending tag order. */
   int64_t nraw = msh->n_nodes;
-  PM_TRY(PM_MALLOC(perm, nraw, "node order"));
-  PM_TRY(pm_argsort_i64(msh->node_tag, nraw, perm));
-  PM_TRY(PM_MALLOC(sorted, nraw, "sorted node tags"));
-  for (int64_t i = 0; i < nraw; i++) sorted[i] = msh->node_tag[perm[i]];
-  for (int64_t i = 1; i < nraw; i++)
-    PM_TRY_CHECK(sorted[i] != sorted[i - 1], PM_ERR_FORMAT, "node tag %lld appears twice",
-                 (long long)sorted[i]);
-  PM_TRY(tag_map_init(&tm, sorted, nraw));
+  /* Tags lo, lo+1, ... in file order (what Gmsh writes): already sorted, no permutation. */
+  int ident = 1;
+  for (int64_t i = 1; i < nraw && ident; i++) ident = msh->node_tag[i] == msh->node_tag[i - 1] + 1;
+  if (ident) {
+    tags = msh->node_tag;
+  } else {
+    PM_TRY(PM_MALLOC(perm, nraw, "node order"));
+    PM_TRY(pm_argsort_i64(msh->node_tag, nraw, perm));
+    PM_TRY(PM_MALLOC(sorted, nraw, "sorted node tags"));
+    for (int64_t i = 0; i < nraw; i++) sorted[i] = msh->node_tag[perm[i]];
+    for (int64_t i = 1; i < nraw; i++)
+      PM_TRY_CHECK(sorted[i] != sorted[i - 1], PM_ERR_FORMAT, "node tag %lld appears twice",
+                   (long long)sorted[i]);
+    tags = sorted;
+  }
+  PM_TRY(tag_map_init(&tm, tags, nraw, ident));
 
   /* MSH 2.2 writes an element that is in several physical groups once per group, with the same
    * tag: such copies (same tag, type and nodes) become one element with all the memberships. */
@@ -312,20 +336,25 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     if (newidx[s]) {
       newidx[s] = nn++;
     } else {
-      if (!m->first_dropped_gid) m->first_dropped_gid = sorted[s];
+      if (!m->first_dropped_gid) m->first_dropped_gid = tags[s];
       newidx[s] = -1;
     }
   }
   m->n_dropped_nodes = nraw - nn;
-  tag_map_renumber(&tm, newidx);
+  tag_map_renumber(&tm, newidx, nn == nraw);
   m->n_nodes = nn;
   PM_TRY(PM_MALLOC(m->node_gid, nn, "node ids"));
   PM_TRY(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
-  for (int64_t s = 0; s < nraw; s++) {
-    int64_t i = newidx[s];
-    if (i < 0) continue;
-    m->node_gid[i] = sorted[s];
-    memcpy(m->xyz + 3 * i, msh->xyz + 3 * perm[s], 3 * sizeof(double));
+  if (ident && nn == nraw) {
+    memcpy(m->node_gid, tags, (size_t)nn * sizeof *tags);
+    memcpy(m->xyz, msh->xyz, 3 * (size_t)nn * sizeof(double));
+  } else {
+    for (int64_t s = 0; s < nraw; s++) {
+      int64_t i = newidx[s];
+      if (i < 0) continue;
+      m->node_gid[i] = tags[s];
+      memcpy(m->xyz + 3 * i, msh->xyz + 3 * (perm ? perm[s] : s), 3 * sizeof(double));
+    }
   }
 
   /* Faces: (dim-1)-dimensional elements that belong to a physical group. */
@@ -399,7 +428,9 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     mkey[i].tag = msh->member_phys[i];
     mkey[i].i = i;
   }
-  qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
+  int64_t i_up = 1;
+  while (i_up < msh->n_member && cmp_member(&mkey[i_up - 1], &mkey[i_up]) < 0) i_up++;
+  if (i_up < msh->n_member) qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
   int64_t mpos = 0, ng = 0;
   for (int64_t i = 0; i < msh->n_member; i++) ng += i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0;
   PM_TRY(PM_MALLOC(keys, ng + 1, "groups"));
@@ -440,13 +471,22 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     /* Members of this group: a contiguous run of the sorted memberships. */
     int64_t nm = 0;
     while (mpos < msh->n_member && cmp_phys(&mkey[mpos], &keys[g]) == 0) order[nm++] = msh->member_elem[mkey[mpos++].i];
+    /* A large group (e.g. the domain: every cell) marks its nodes in a bitmap, read back in
+     * ascending order; a small one stamps them and sorts the few it collects. */
+    int dense = nm >= nn / 32;
+    if (dense && !gbits) PM_TRY(PM_CALLOC(gbits, nn / 64 + 1, "group node bitmap"));
     int64_t cn = 0, cf = 0, ce = 0;
     for (int64_t i = 0; i < nm; i++) {
       int64_t e = order[i], nv;
       const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
       for (int64_t k = 0; k < nv; k++) {
         int64_t v = nodes[k];
-        if (v >= 0 && stamp[v] != g) {
+        if (v < 0) continue;
+        if (dense) {
+          uint64_t bit = UINT64_C(1) << (v & 63);
+          cn += !(gbits[v >> 6] & bit);
+          gbits[v >> 6] |= bit;
+        } else if (stamp[v] != g) {
           stamp[v] = g;
           cn++;
         }
@@ -457,14 +497,26 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     PM_TRY(PM_MALLOC(grp->nodes, cn, "group nodes"));
     PM_TRY(PM_MALLOC(grp->faces, cf, "group faces"));
     PM_TRY(PM_MALLOC(grp->elems, ce, "group elements"));
+    if (dense) {
+      for (int64_t w = 0; w <= nn / 64; w++) {
+        for (uint64_t b = gbits[w]; b; b &= b - 1) {
+          int t = 0;
+          while (!(b >> t & 1)) t++;
+          grp->nodes[grp->n_nodes++] = 64 * w + t;
+        }
+        gbits[w] = 0;
+      }
+    }
     for (int64_t i = 0; i < nm; i++) {
       int64_t e = order[i], nv;
-      const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
-      for (int64_t k = 0; k < nv; k++) {
-        int64_t v = nodes[k];
-        if (v >= 0 && stamp[v] == g) {
-          stamp[v] = -2 - g; /* collected */
-          grp->nodes[grp->n_nodes++] = v;
+      if (!dense) {
+        const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
+        for (int64_t k = 0; k < nv; k++) {
+          int64_t v = nodes[k];
+          if (v >= 0 && stamp[v] == g) {
+            stamp[v] = -2 - g; /* collected */
+            grp->nodes[grp->n_nodes++] = v;
+          }
         }
       }
       if (raw2face[e] >= 0) grp->faces[grp->n_faces++] = raw2face[e];
@@ -509,6 +561,7 @@ cleanup:
   free(raw2face);
   free(raw2elem);
   free(stamp);
+  free(gbits);
   free(order);
   free(dup);
   free(keys);

@@ -274,7 +274,16 @@ struct pm_part_plan {
   int32_t *lid;                  /* [n_nodes] local index on the rank being built, -1 elsewhere */
   int32_t *elid;                 /* [n_elems] local element index, -1 elsewhere */
   int32_t *slot;                 /* [nparts] neighbour slot, -1 elsewhere */
+  /* Per group, a bitmap of its nodes / elements when the group is large (NULL otherwise), so
+   * each rank selects its group members from its own nodes and elements rather than scanning
+   * the whole group (the domain group holds every node and element). */
+  uint64_t **gnode_bits, **gelem_bits;
 };
+
+/* A group bitmap pays off when the group is more than 1/32 of the nodes (elements). */
+static int group_dense(int64_t members, int64_t total) { return members > 0 && members * 32 >= total; }
+
+static int bit_get(const uint64_t *bits, int64_t i) { return (int)(bits[i >> 6] >> (i & 63) & 1); }
 
 void pm_part_plan_destroy(pm_part_plan_t **plan) {
   if (!plan || !*plan) return;
@@ -286,6 +295,12 @@ void pm_part_plan_destroy(pm_part_plan_t **plan) {
   free(p->lid);
   free(p->elid);
   free(p->slot);
+  if (p->gnode_bits)
+    for (int g = 0; g < p->mesh->n_groups; g++) free(p->gnode_bits[g]);
+  if (p->gelem_bits)
+    for (int g = 0; g < p->mesh->n_groups; g++) free(p->gelem_bits[g]);
+  free(p->gnode_bits);
+  free(p->gelem_bits);
   free(p);
   *plan = NULL;
 }
@@ -349,6 +364,19 @@ int pm_part_plan_create(const pm_mesh_t *m, const pm_graph_t *g, pm_halo_kind_t 
   for (int64_t e = 0; e < m->n_elems; e++) p->elid[e] = -1;
   PM_TRY(PM_MALLOC(p->slot, nparts, "neighbour slots"));
   for (int r = 0; r < nparts; r++) p->slot[r] = -1;
+  PM_TRY(PM_CALLOC(p->gnode_bits, m->n_groups + 1, "group bitmaps"));
+  PM_TRY(PM_CALLOC(p->gelem_bits, m->n_groups + 1, "group bitmaps"));
+  for (int gi = 0; gi < m->n_groups; gi++) {
+    const pm_group_t *G = &m->groups[gi];
+    if (group_dense(G->n_nodes, m->n_nodes)) {
+      PM_TRY(PM_CALLOC(p->gnode_bits[gi], m->n_nodes / 64 + 1, "group bitmaps"));
+      for (int64_t k = 0; k < G->n_nodes; k++) p->gnode_bits[gi][G->nodes[k] >> 6] |= UINT64_C(1) << (G->nodes[k] & 63);
+    }
+    if (group_dense(G->n_elems, m->n_elems)) {
+      PM_TRY(PM_CALLOC(p->gelem_bits[gi], m->n_elems / 64 + 1, "group bitmaps"));
+      for (int64_t k = 0; k < G->n_elems; k++) p->gelem_bits[gi][G->elems[k] >> 6] |= UINT64_C(1) << (G->elems[k] & 63);
+    }
+  }
   *plan = p;
   p = NULL;
 cleanup:
@@ -511,8 +539,12 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
     pm_local_group_t *L = &l->groups[gi];
     PM_TRY(pm_strdup(G->name, &L->name));
     L->dim = G->dim;
+    const uint64_t *nbits = p->gnode_bits[gi], *ebits = p->gelem_bits[gi];
     int32_t cn = 0, cf = 0, cfn = 0, ce = 0;
-    for (int64_t k = 0; k < G->n_nodes; k++) cn += lid[G->nodes[k]] >= 0;
+    if (nbits)
+      for (int32_t k = 0; k < nt; k++) cn += bit_get(nbits, l2g[k]);
+    else
+      for (int64_t k = 0; k < G->n_nodes; k++) cn += lid[G->nodes[k]] >= 0;
     for (int64_t k = 0; k < G->n_faces; k++) {
       int64_t f = G->faces[k], touch = 0;
       for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) touch |= part[m->face_node[j]] == r;
@@ -521,17 +553,25 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
         cfn += (int32_t)(m->face_ptr[f + 1] - m->face_ptr[f]);
       }
     }
-    for (int64_t k = 0; k < G->n_elems; k++) ce += p->elid[G->elems[k]] >= 0;
+    if (ebits)
+      for (int32_t k = 0; k < ne; k++) ce += bit_get(ebits, p->elem_list[e0 + k]);
+    else
+      for (int64_t k = 0; k < G->n_elems; k++) ce += p->elid[G->elems[k]] >= 0;
     PM_TRY(PM_MALLOC(L->nodes, cn, "group nodes"));
     PM_TRY(PM_MALLOC(L->face_type, cf, "group faces"));
     PM_TRY(PM_MALLOC(L->face_gid, cf, "group faces"));
     PM_TRY(PM_MALLOC(L->face_ptr, cf + 1, "group faces"));
     PM_TRY(PM_MALLOC(L->face_node, cfn, "group faces"));
     PM_TRY(PM_MALLOC(L->elems, ce, "group elements"));
-    for (int64_t k = 0; k < G->n_nodes; k++)
-      if (lid[G->nodes[k]] >= 0) L->nodes[L->n_nodes++] = lid[G->nodes[k]];
-    /* Local numbers of a group's nodes are not monotone in global id (externals): sort them. */
-    qsort(L->nodes, (size_t)L->n_nodes, sizeof *L->nodes, cmp_i32);
+    if (nbits) { /* local numbers in ascending order already */
+      for (int32_t k = 0; k < nt; k++)
+        if (bit_get(nbits, l2g[k])) L->nodes[L->n_nodes++] = k;
+    } else {
+      for (int64_t k = 0; k < G->n_nodes; k++)
+        if (lid[G->nodes[k]] >= 0) L->nodes[L->n_nodes++] = lid[G->nodes[k]];
+      /* Local numbers of a group's nodes are not monotone in global id (externals): sort them. */
+      qsort(L->nodes, (size_t)L->n_nodes, sizeof *L->nodes, cmp_i32);
+    }
     L->face_ptr[0] = 0;
     for (int64_t k = 0; k < G->n_faces; k++) {
       int64_t f = G->faces[k], touch = 0;
@@ -548,8 +588,13 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
       }
       L->face_ptr[c + 1] = w;
     }
-    for (int64_t k = 0; k < G->n_elems; k++)
-      if (p->elid[G->elems[k]] >= 0) L->elems[L->n_elems++] = p->elid[G->elems[k]];
+    if (ebits) { /* local elements follow the ascending global index, as G->elems does */
+      for (int32_t k = 0; k < ne; k++)
+        if (bit_get(ebits, p->elem_list[e0 + k])) L->elems[L->n_elems++] = k;
+    } else {
+      for (int64_t k = 0; k < G->n_elems; k++)
+        if (p->elid[G->elems[k]] >= 0) L->elems[L->n_elems++] = p->elid[G->elems[k]];
+    }
   }
   *l2g_out = l2g;
   l2g = NULL;

@@ -11,7 +11,11 @@
 
 /* LSD radix sort on (key ^ sign bit) with 16-bit digits, carrying an index payload. */
 static int pm_radix(int64_t *key, int64_t *idx, int64_t n) {
-  if (n < 2) return PM_OK;
+  /* Already in order (common: lists built in ascending order): nothing to do; for an argsort
+   * the identity payload is the stable answer. */
+  int64_t up = 1;
+  while (up < n && key[up - 1] <= key[up]) up++;
+  if (up >= n) return PM_OK;
   uint64_t *a = NULL, *b = NULL;
   int64_t *ia = NULL, *ib = NULL;
   int64_t *count = NULL;

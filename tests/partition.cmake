@@ -3,6 +3,8 @@ add_executable(lecture_check lecture_check.c)
 target_compile_options(lecture_check PRIVATE ${PMESH_WARNINGS})
 target_link_libraries(lecture_check PRIVATE pmesh::pmesh)
 
+pmesh_unit(test_local_fmt test_local_fmt.c NP 1 LABELS local)
+
 pmesh_script(partition_lecture2d partition/lecture2d.sh LABELS "partition;lecture")
 pmesh_script(partition_lecture1d partition/lecture1d.sh LABELS "partition;lecture")
 pmesh_script(partition_all_meshes partition/all_meshes.sh LABELS "partition" TIMEOUT 600)
@@ -34,3 +36,4 @@ pmesh_bad(partition_partfile_long "more part ids" ${P} ${PMESH_TESTS_SRC}/meshge
 pmesh_bad(partition_check_nodir "cannot open" ${P} --check nonexistent_dir)
 pmesh_bad(partition_outdir_is_file "is not a directory" ${P} ${M} 2 -o ${M})
 pmesh_script(partition_msh22_copies partition/copies22.sh LABELS "partition")
+pmesh_script(partition_tag_paths partition/tag_paths.sh LABELS "partition")

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,49 @@ typedef struct stage {
 } stage_t;
 
 enum { ST_READ, ST_GRAPH, ST_PART, ST_BUILD, ST_WRITE, ST_N };
+
+/* The local files are written on a second thread: the formatting and writing of rank r's file
+ * overlaps the build of rank r+1's local mesh.  Each file is written by one thread from a
+ * finished local mesh, so its bytes do not depend on the timing. */
+typedef struct writer {
+  pthread_t th;
+  int running;
+  pm_local_t *local; /* owned while running */
+  char path[4400];
+  int ierr;
+} writer_t;
+
+static void *writer_main(void *arg) {
+  writer_t *w = arg;
+  w->ierr = pm_local_write(w->local, w->path);
+  return NULL;
+}
+
+/* Wait for the file being written (if any); its error code. */
+static int writer_wait(writer_t *w) {
+  if (!w->running) return PM_OK;
+  pthread_join(w->th, NULL);
+  w->running = 0;
+  pm_local_destroy(&w->local);
+  return w->ierr;
+}
+
+/* Write `*local` to path on the writer thread (in this thread if no thread can be started);
+ * takes the local mesh. */
+static int writer_start(writer_t *w, pm_local_t **local, const char *path) {
+  PM_CALL(writer_wait(w));
+  snprintf(w->path, sizeof w->path, "%s", path);
+  w->local = *local;
+  *local = NULL;
+  w->ierr = PM_OK;
+  if (pthread_create(&w->th, NULL, writer_main, w) == 0) {
+    w->running = 1;
+    return PM_OK;
+  }
+  writer_main(w);
+  pm_local_destroy(&w->local);
+  return w->ierr;
+}
 
 typedef struct rank_stat {
   int64_t internal, external, aux, elems, neib, import, export_;
@@ -259,6 +303,7 @@ int main(int argc, char **argv) {
   int32_t *part = NULL;
   pm_part_plan_t *plan = NULL;
   pm_local_t *local = NULL;
+  writer_t writer = {0};
   rank_stat_t *rs = NULL;
   pm_meta_t meta = {0};
   char tmpdir[4096] = "", path[4400];
@@ -323,10 +368,6 @@ int main(int argc, char **argv) {
     PM_TRY(pm_part_local(plan, r, fp, &local));
     st[ST_BUILD].seconds += pm_wtime() - t;
     st[ST_BUILD].peak = pm_peak_rss();
-    t = pm_wtime();
-    PM_TRY(pm_local_path(tmpdir, r, path, sizeof path));
-    PM_TRY(pm_local_write(local, path));
-    st[ST_WRITE].seconds += pm_wtime() - t;
     rs[r].internal = local->n_internal;
     rs[r].external = local->n_total - local->n_internal;
     rs[r].aux = local->n_aux;
@@ -334,10 +375,14 @@ int main(int argc, char **argv) {
     rs[r].neib = local->n_neib;
     rs[r].import = local->import_index[local->n_neib];
     rs[r].export_ = local->export_index[local->n_neib];
-    pm_local_destroy(&local);
-    if (big && (r + 1) % 4 == 0) fprintf(stderr, "partition: wrote %d of %d local meshes\n", r + 1, opt.nparts);
+    t = pm_wtime(); /* the write stage: time spent waiting for the writer thread */
+    PM_TRY(pm_local_path(tmpdir, r, path, sizeof path));
+    PM_TRY(writer_start(&writer, &local, path));
+    st[ST_WRITE].seconds += pm_wtime() - t;
+    if (big && (r + 1) % 4 == 0) fprintf(stderr, "partition: built %d of %d local meshes\n", r + 1, opt.nparts);
   }
   t = pm_wtime();
+  PM_TRY(writer_wait(&writer));
   meta.version = PM_META_VERSION;
   meta.nparts = opt.nparts;
   meta.dim = mesh->dim;
@@ -447,6 +492,7 @@ int main(int argc, char **argv) {
   }
   status = EXIT_SUCCESS;
 cleanup:
+  writer_wait(&writer); /* before its directory is removed */
   if (ierr) pm_tool_report(tool, ierr);
   if (tmpdir[0]) remove_dir(tmpdir);
   free(meta.group_name);
