@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pm_fp.h"
 #include "pm_util.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
@@ -130,44 +131,6 @@ static double prof_[PROF_N];
 /* ------------------------------------------------------------------------------------------
  * Fingerprint of the mesh itself: a commutative sum of per-entity hashes. */
 
-static uint64_t mix64(uint64_t h) { /* splitmix64 finalizer */
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ULL;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebULL;
-  h ^= h >> 31;
-  return h;
-}
-
-/* Word-wise hash (each word mixed in with splitmix64): cheap enough for millions of entities. */
-static uint64_t hash_words(const uint64_t *w, int n, uint64_t seed) {
-  uint64_t h = mix64(seed);
-  for (int i = 0; i < n; i++) h = mix64(h ^ (w[i] + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
-  return h;
-}
-
-static uint64_t node_hash(int64_t index, int64_t gid, const double *xyz) {
-  uint64_t w[5];
-  w[0] = (uint64_t)index;
-  w[1] = (uint64_t)gid;
-  for (int d = 0; d < 3; d++) {
-    double x = xyz[d] == 0.0 ? 0.0 : xyz[d]; /* -0 == +0 */
-    memcpy(&w[2 + d], &x, sizeof x);
-  }
-  return hash_words(w, 5, 0x6e6f6465ULL);
-}
-
-static uint64_t elem_hash(int64_t index, int type, int nv, const int64_t *vgid) {
-  uint64_t w[6] = {(uint64_t)index, (uint64_t)type, 0, 0, 0, 0};
-  for (int k = 0; k < nv && k < 4; k++) w[2 + k] = (uint64_t)vgid[k];
-  return hash_words(w, 6, 0x656c656dULL);
-}
-
-static uint64_t fp_final(int64_t nodes, int64_t elems, int dim, const uint64_t sums[2]) {
-  uint64_t w[5] = {(uint64_t)nodes, (uint64_t)elems, (uint64_t)dim, sums[0], sums[1]};
-  return hash_words(w, 5, 0x6d657368ULL);
-}
-
 int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, uint64_t *fp) {
   int rank, ierr = PM_OK;
   uint64_t mine[4] = {0, 0, 0, 0}, all[4];
@@ -181,7 +144,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
                         rank);
   } else {
     for (int32_t i = 0; i < l->n_internal; i++) {
-      mine[0] += node_hash(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
+      mine[0] += pm_fp_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
       mine[2]++;
     }
     for (int32_t e = 0; e < l->n_elems; e++) {
@@ -189,7 +152,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
       int64_t vg[4] = {0, 0, 0, 0};
       int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
       for (int k = 0; k < nv && k < 4; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
-      mine[1] += elem_hash(l->elem_index[e], l->elem_type[e], nv, vg);
+      mine[1] += pm_fp_elem(l->elem_index[e], l->elem_type[e], nv, vg);
       mine[3]++;
     }
   }
@@ -199,20 +162,20 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
            "the local meshes own %" PRIu64 " nodes and %" PRIu64 " elements but partition.meta says %" PRId64
            " and %" PRId64 ": local files and metadata from different partitions?",
            all[2], all[3], meta->global_nodes, meta->global_elems);
-  *fp = fp_final(meta->global_nodes, meta->global_elems, meta->dim, all);
+  *fp = pm_fp_final(meta->global_nodes, meta->global_elems, meta->dim, all);
   return PM_OK;
 }
 
 uint64_t pm_h5_mesh_fingerprint_global(const pm_mesh_t *m) {
   uint64_t s[2] = {0, 0};
-  for (int64_t i = 0; i < m->n_nodes; i++) s[0] += node_hash(i, m->node_gid[i], &m->xyz[3 * i]);
+  for (int64_t i = 0; i < m->n_nodes; i++) s[0] += pm_fp_node(i, m->node_gid[i], &m->xyz[3 * i]);
   for (int64_t e = 0; e < m->n_elems; e++) {
     int64_t vg[4] = {0, 0, 0, 0};
     int nv = (int)(m->elem_ptr[e + 1] - m->elem_ptr[e]);
     for (int k = 0; k < nv && k < 4; k++) vg[k] = m->node_gid[m->elem_node[m->elem_ptr[e] + k]];
-    s[1] += elem_hash(e, m->elem_type[e], nv, vg);
+    s[1] += pm_fp_elem(e, m->elem_type[e], nv, vg);
   }
-  return fp_final(m->n_nodes, m->n_elems, m->dim, s);
+  return pm_fp_final(m->n_nodes, m->n_elems, m->dim, s);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -940,7 +903,12 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   int ierr2 = xplan_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, 1, "element", &s->ep);
   if (!ierr) ierr = ierr2;
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  PM_TRY(pm_h5_mesh_fingerprint(s->comm, l, meta, &s->mesh_fp));
+  /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
+   * it); only older partitions need it hashed here. */
+  if (meta->has_mesh_fingerprint)
+    s->mesh_fp = meta->mesh_fingerprint;
+  else
+    PM_TRY(pm_h5_mesh_fingerprint(s->comm, l, meta, &s->mesh_fp));
   prof_[PROF_PREP] += pm_wtime() - t0;
   s->x.dim = meta->dim;
   s->x.n_nodes = meta->global_nodes;
@@ -1234,9 +1202,15 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
     }
   }
   PM_TRY(pm_comm_agree(c, ierr));
-  ierr = xplan_create(c, meta->global_nodes, l->n_internal, l->node_index, NULL, 0, "node", &pl);
+  /* With a stored fingerprint the plan checks that the local meshes cover the nodes exactly (what
+   * hashing them would have checked). */
+  ierr = xplan_create(c, meta->global_nodes, l->n_internal, l->node_index, NULL, meta->has_mesh_fingerprint, "node",
+                      &pl);
   PM_TRY(pm_comm_agree(c, ierr));
-  PM_TRY(pm_h5_mesh_fingerprint(c, l, meta, &mine_fp));
+  if (meta->has_mesh_fingerprint)
+    mine_fp = meta->mesh_fingerprint;
+  else
+    PM_TRY(pm_h5_mesh_fingerprint(c, l, meta, &mine_fp));
 
   H5_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate (file access) for %s", h5path);
   H5_TRY(H5Pset_fapl_mpio(fapl, c, MPI_INFO_NULL), "H5Pset_fapl_mpio for %s", h5path);
