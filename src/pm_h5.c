@@ -7,6 +7,7 @@
  * Element connectivity goes per type: each rank counts the elements of each type in its slab
  * of the global element order and an MPI_Exscan over those counts places its rows. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
 #include "pmesh/pm_h5.h"
 
 #include <errno.h>
@@ -17,9 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <threads.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pm_fp.h"
 #include "pm_util.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
@@ -127,46 +132,76 @@ static int valid_name(const char *s) {
 enum { PROF_PREP, PROF_EXCHANGE, PROF_WRITE, PROF_FLUSH, PROF_CLOSE, PROF_XMF, PROF_N };
 static double prof_[PROF_N];
 
+/* PMESH_H5_PROFILE=cpu times the phases in process CPU time instead (on a shared machine). */
+static double prof_now(void) {
+  static int mode = -1;
+  if (mode < 0) {
+    const char *e = getenv("PMESH_H5_PROFILE");
+    mode = e && strcmp(e, "cpu") == 0;
+  }
+  if (mode) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  }
+  return pm_wtime();
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Large buffers (plans, slabs, exchange buffers) on transparent huge pages where the kernel
+ * offers them.  Measured on the benchmark machine (a virtual machine): the first touch of a
+ * fresh 4 KiB page costs ~15 us and the kernel's first read of a user page in write() another
+ * ~7 us, so 120 MB of fresh buffers cost ~0.5 s and writing them ~0.2 s, several times the
+ * write itself; with 2 MiB pages (madvise) both nearly vanish.  Free with free(). */
+
+static int big_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
+  const size_t huge = (size_t)2 << 20;
+  size_t bytes = n * size;
+  *ptr = NULL;
+  if (size && n > SIZE_MAX / size) return pm_malloc_(ptr, n, size, what, file, line); /* reports */
+  if (bytes < huge) return pm_malloc_(ptr, n, size, what, file, line);
+  bytes = (bytes + huge - 1) / huge * huge;
+  if (posix_memalign(ptr, huge, bytes) != 0) {
+    *ptr = NULL;
+    return pm_malloc_(ptr, n, size, what, file, line);
+  }
+#ifdef MADV_HUGEPAGE
+  (void)madvise(*ptr, bytes, MADV_HUGEPAGE); /* advice only: without it the buffer still works */
+#endif
+  return PM_OK;
+}
+#define BIG_MALLOC(ptr, n, what)                                                                \
+  big_malloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
+
+/* A reusable buffer that grows (a series writes many datasets through the same memory, which
+ * stays mapped and warm between them). */
+typedef struct scratch {
+  void *p;
+  size_t size;
+} scratch_t;
+
+static int scratch_get_(scratch_t *b, size_t bytes, void **out, const char *file, int line) {
+  if (bytes > b->size || !b->p) {
+    free(b->p);
+    b->p = NULL;
+    b->size = 0;
+    int ierr = big_malloc_(&b->p, bytes ? bytes : 1, 1, "HDF5 output buffer", file, line);
+    if (ierr) return ierr;
+    b->size = bytes;
+  }
+  *out = b->p;
+  return PM_OK;
+}
+#define SCRATCH_GET(b, bytes, ptr) scratch_get_((b), (size_t)(bytes), (void **)&(ptr), __FILE__, __LINE__)
+
+static void scratch_free(scratch_t *b) {
+  free(b->p);
+  b->p = NULL;
+  b->size = 0;
+}
+
 /* ------------------------------------------------------------------------------------------
  * Fingerprint of the mesh itself: a commutative sum of per-entity hashes. */
-
-static uint64_t mix64(uint64_t h) { /* splitmix64 finalizer */
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ULL;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebULL;
-  h ^= h >> 31;
-  return h;
-}
-
-/* Word-wise hash (each word mixed in with splitmix64): cheap enough for millions of entities. */
-static uint64_t hash_words(const uint64_t *w, int n, uint64_t seed) {
-  uint64_t h = mix64(seed);
-  for (int i = 0; i < n; i++) h = mix64(h ^ (w[i] + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
-  return h;
-}
-
-static uint64_t node_hash(int64_t index, int64_t gid, const double *xyz) {
-  uint64_t w[5];
-  w[0] = (uint64_t)index;
-  w[1] = (uint64_t)gid;
-  for (int d = 0; d < 3; d++) {
-    double x = xyz[d] == 0.0 ? 0.0 : xyz[d]; /* -0 == +0 */
-    memcpy(&w[2 + d], &x, sizeof x);
-  }
-  return hash_words(w, 5, 0x6e6f6465ULL);
-}
-
-static uint64_t elem_hash(int64_t index, int type, int nv, const int64_t *vgid) {
-  uint64_t w[6] = {(uint64_t)index, (uint64_t)type, 0, 0, 0, 0};
-  for (int k = 0; k < nv && k < 4; k++) w[2 + k] = (uint64_t)vgid[k];
-  return hash_words(w, 6, 0x656c656dULL);
-}
-
-static uint64_t fp_final(int64_t nodes, int64_t elems, int dim, const uint64_t sums[2]) {
-  uint64_t w[5] = {(uint64_t)nodes, (uint64_t)elems, (uint64_t)dim, sums[0], sums[1]};
-  return hash_words(w, 5, 0x6d657368ULL);
-}
 
 int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, uint64_t *fp) {
   int rank, ierr = PM_OK;
@@ -181,7 +216,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
                         rank);
   } else {
     for (int32_t i = 0; i < l->n_internal; i++) {
-      mine[0] += node_hash(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
+      mine[0] += pm_fp_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
       mine[2]++;
     }
     for (int32_t e = 0; e < l->n_elems; e++) {
@@ -189,7 +224,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
       int64_t vg[4] = {0, 0, 0, 0};
       int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
       for (int k = 0; k < nv && k < 4; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
-      mine[1] += elem_hash(l->elem_index[e], l->elem_type[e], nv, vg);
+      mine[1] += pm_fp_elem(l->elem_index[e], l->elem_type[e], nv, vg);
       mine[3]++;
     }
   }
@@ -199,20 +234,20 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
            "the local meshes own %" PRIu64 " nodes and %" PRIu64 " elements but partition.meta says %" PRId64
            " and %" PRId64 ": local files and metadata from different partitions?",
            all[2], all[3], meta->global_nodes, meta->global_elems);
-  *fp = fp_final(meta->global_nodes, meta->global_elems, meta->dim, all);
+  *fp = pm_fp_final(meta->global_nodes, meta->global_elems, meta->dim, all);
   return PM_OK;
 }
 
 uint64_t pm_h5_mesh_fingerprint_global(const pm_mesh_t *m) {
   uint64_t s[2] = {0, 0};
-  for (int64_t i = 0; i < m->n_nodes; i++) s[0] += node_hash(i, m->node_gid[i], &m->xyz[3 * i]);
+  for (int64_t i = 0; i < m->n_nodes; i++) s[0] += pm_fp_node(i, m->node_gid[i], &m->xyz[3 * i]);
   for (int64_t e = 0; e < m->n_elems; e++) {
     int64_t vg[4] = {0, 0, 0, 0};
     int nv = (int)(m->elem_ptr[e + 1] - m->elem_ptr[e]);
     for (int k = 0; k < nv && k < 4; k++) vg[k] = m->node_gid[m->elem_node[m->elem_ptr[e] + k]];
-    s[1] += elem_hash(e, m->elem_type[e], nv, vg);
+    s[1] += pm_fp_elem(e, m->elem_type[e], nv, vg);
   }
-  return fp_final(m->n_nodes, m->n_elems, m->dim, s);
+  return pm_fp_final(m->n_nodes, m->n_elems, m->dim, s);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -227,7 +262,8 @@ typedef struct xplan {
   int *scnt, *sdsp, *rcnt, *rdsp;
   int32_t n_recv;
   int64_t *roff;               /* [n_recv] slab offset of each received item */
-  int identity;                /* item k is slab row k on this rank: write the caller's array as it is */
+  int identity;                /* on every rank item k is slab row k and src(k) == k */
+  int local_only;              /* on every rank every item stays on it: no exchange at all */
 } xplan_t;
 
 static int64_t slab_lo(int64_t n, int p, int r) { return (n / p) * r + (n % p) * r / p; }
@@ -260,15 +296,36 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
   pl->src = src;
   pl->lo = slab_lo(n_global, p, rank);
   pl->cnt = slab_lo(n_global, p, rank + 1) - pl->lo;
+  {
+    /* The common case first (one rank; or ranks that own consecutive runs of the global order
+     * matching the slabs): item k is slab row k everywhere.  Then the plan is empty, every
+     * dataset is one copy, and exactness holds by construction. */
+    int id = (int64_t)n_mine == pl->cnt, all = 0;
+    for (int32_t k = 0; k < n_mine && id; k++) id = (!src || src[k] == k) && pos[k] == pl->lo + k;
+    MPI_TRY(MPI_Allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm));
+    if (all) {
+      pl->identity = pl->local_only = 1;
+      pl->n_recv = n_mine;
+      ierr = PM_CALLOC(pl->scnt, p, "exchange counts");
+      if (!ierr) ierr = PM_CALLOC(pl->sdsp, p + 1, "exchange counts");
+      if (!ierr) ierr = PM_CALLOC(pl->rcnt, p, "exchange counts");
+      if (!ierr) ierr = PM_CALLOC(pl->rdsp, p + 1, "exchange counts");
+      if (!ierr) {
+        pl->scnt[rank] = pl->rcnt[rank] = n_mine;
+        for (int r = rank; r < p; r++) pl->sdsp[r + 1] = pl->rdsp[r + 1] = n_mine;
+      }
+      return ierr; /* the caller agrees */
+    }
+  }
   /* Local phase; its errors are agreed before the first exchange so that no rank waits. */
   ierr = PM_MALLOC(starts, p + 1, "slab starts");
   if (!ierr) ierr = PM_CALLOC(pl->scnt, p, "exchange counts");
   if (!ierr) ierr = PM_CALLOC(pl->sdsp, p + 1, "exchange counts");
   if (!ierr) ierr = PM_CALLOC(pl->rcnt, p, "exchange counts");
   if (!ierr) ierr = PM_CALLOC(pl->rdsp, p + 1, "exchange counts");
-  if (!ierr) ierr = PM_MALLOC(dest, n_mine, "exchange plan");
-  if (!ierr) ierr = PM_MALLOC(pl->order, n_mine, "exchange plan");
-  if (!ierr) ierr = PM_MALLOC(sbuf, n_mine, "exchange plan");
+  if (!ierr) ierr = BIG_MALLOC(dest, n_mine, "exchange plan");
+  if (!ierr) ierr = BIG_MALLOC(pl->order, n_mine, "exchange plan");
+  if (!ierr) ierr = BIG_MALLOC(sbuf, n_mine, "exchange plan");
   if (!ierr)
     for (int r = 0; r <= p; r++) starts[r] = slab_lo(n_global, p, r);
   for (int32_t k = 0; k < n_mine && !ierr; k++) {
@@ -313,20 +370,25 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
   }
   if (!ierr) {
     pl->n_recv = pl->rdsp[p];
-    ierr = PM_MALLOC(pl->roff, pl->n_recv, "exchange plan");
+    ierr = BIG_MALLOC(pl->roff, pl->n_recv, "exchange plan");
   }
   PM_TRY(pm_comm_agree(comm, ierr));
   MPI_TRY(MPI_Alltoallv(sbuf, pl->scnt, pl->sdsp, MPI_INT64_T, pl->roff, pl->rcnt, pl->rdsp, MPI_INT64_T, comm));
   for (int32_t k = 0; k < pl->n_recv; k++) pl->roff[k] -= pl->lo;
   {
-    int me = rank, id = !src && pl->scnt[me] == n_mine && pl->rcnt[me] == pl->n_recv && n_mine == pl->cnt;
-    for (int32_t k = 0; k < n_mine && id; k++) id = pl->order[k] == k && pl->roff[k] == k;
-    int all = 0;
-    MPI_TRY(MPI_Allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm)); /* every rank takes the same path */
-    pl->identity = all;
+    int me = rank, flags[2];
+    flags[1] = pl->scnt[me] == n_mine && pl->rcnt[me] == pl->n_recv;
+    flags[0] = flags[1] && n_mine == pl->cnt;
+    for (int32_t k = 0; k < n_mine && flags[0]; k++)
+      flags[0] = pl->order[k] == k && pl->roff[k] == k && (!src || src[k] == k);
+    int all[2] = {0, 0};
+    MPI_TRY(MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MIN, comm)); /* every rank takes the same path */
+    pl->identity = all[0];
+    pl->local_only = all[1];
   }
   if (exact) {
-    PM_TRY(PM_CALLOC(seen, pl->cnt, "exchange check"));
+    PM_TRY(BIG_MALLOC(seen, pl->cnt, "exchange check"));
+    memset(seen, 0, (size_t)pl->cnt);
     for (int32_t k = 0; k < pl->n_recv; k++) {
       int64_t o = pl->roff[k];
       PM_TRY_CHECK(o >= 0 && o < pl->cnt && !seen[o], PM_ERR_INCONSISTENT,
@@ -370,25 +432,34 @@ static inline void copy_w(void *dst, const void *src, int width) {
 }
 
 /* Items -> slab: item k (data[src(k)], width bytes, or get(ctx, k)) lands at slab[position - lo].
- * Items that stay on this rank are copied directly; only the others go through MPI_Alltoallv. */
+ * Items that stay on this rank are copied directly; only the others go through MPI_Alltoallv,
+ * whose buffers come from `sx`.  Collective unless the plan is local_only (then no rank calls MPI). */
 static int xplan_forward_(MPI_Comm comm, const xplan_t *pl, int width, const void *data, xget_t get,
-                          const void *ctx, void *slab) {
+                          const void *ctx, void *slab, scratch_t *sx) {
   int ierr = PM_OK, me;
   char *sbuf = NULL, *rbuf = NULL, *out = slab;
   int *sc = NULL, *rc = NULL;
   MPI_Datatype t = MPI_DATATYPE_NULL;
   const char *d = data;
+  if (pl->identity) { /* one pass, no plan lookups */
+    if (!get) {
+      if (pl->cnt > 0) memcpy(out, d, (size_t)pl->cnt * width);
+    } else {
+      for (int32_t k = 0; k < pl->n_mine; k++) get(ctx, k, out + (size_t)k * width);
+    }
+    return PM_OK;
+  }
   MPI_Comm_rank(comm, &me);
   int32_t nsend = pl->n_mine - pl->scnt[me], nrecv = pl->n_recv - pl->rcnt[me];
-  ierr = PM_MALLOC(sbuf, (size_t)nsend * width, "exchange buffer");
-  if (!ierr) ierr = PM_MALLOC(rbuf, (size_t)nrecv * width, "exchange buffer");
-  if (!ierr) ierr = PM_MALLOC(sc, 2 * pl->nranks, "exchange counts");
-  if (!ierr) ierr = byte_type(width, &t);
-  STEP(comm, ierr);
-  rc = sc + pl->nranks;
-  for (int r = 0; r < pl->nranks; r++) {
-    sc[r] = r == me ? 0 : pl->scnt[r];
-    rc[r] = r == me ? 0 : pl->rcnt[r];
+  size_t sbytes = ((size_t)nsend * width + 63) / 64 * 64;
+  if (!pl->local_only) {
+    char *x = NULL;
+    ierr = SCRATCH_GET(sx, sbytes + (size_t)nrecv * width, x);
+    sbuf = x;
+    rbuf = x ? x + sbytes : NULL;
+    if (!ierr) ierr = PM_MALLOC(sc, 2 * pl->nranks, "exchange counts");
+    if (!ierr) ierr = byte_type(width, &t);
+    STEP(comm, ierr);
   }
   /* Send buffer without this rank's own block: displacements shift after it. */
   int32_t s0 = pl->sdsp[me], s1 = pl->sdsp[me + 1], r0 = pl->rdsp[me];
@@ -403,6 +474,12 @@ static int xplan_forward_(MPI_Comm comm, const xplan_t *pl, int width, const voi
       get(ctx, it, dst);
     else
       copy_w(dst, d + (size_t)(pl->src ? pl->src[it] : it) * width, width);
+  }
+  if (pl->local_only) goto cleanup;
+  rc = sc + pl->nranks;
+  for (int r = 0; r < pl->nranks; r++) {
+    sc[r] = r == me ? 0 : pl->scnt[r];
+    rc[r] = r == me ? 0 : pl->rcnt[r];
   }
   {
     int *sd = NULL, *rd = NULL;
@@ -428,17 +505,15 @@ static int xplan_forward_(MPI_Comm comm, const xplan_t *pl, int width, const voi
   }
 cleanup:
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-  free(sbuf);
-  free(rbuf);
   free(sc);
   return ierr;
 }
 
 static int xplan_forward(MPI_Comm comm, const xplan_t *pl, int width, const void *data, xget_t get, const void *ctx,
-                         void *slab) {
-  double t = pm_wtime();
-  int ierr = xplan_forward_(comm, pl, width, data, get, ctx, slab);
-  prof_[PROF_EXCHANGE] += pm_wtime() - t;
+                         void *slab, scratch_t *sx) {
+  double t = prof_now();
+  int ierr = xplan_forward_(comm, pl, width, data, get, ctx, slab, sx);
+  prof_[PROF_EXCHANGE] += prof_now() - t;
   return ierr;
 }
 
@@ -447,8 +522,12 @@ static int xplan_backward(MPI_Comm comm, const xplan_t *pl, int width, const voi
   int ierr = PM_OK;
   char *sbuf = NULL, *rbuf = NULL;
   MPI_Datatype t = MPI_DATATYPE_NULL;
-  ierr = PM_MALLOC(sbuf, (size_t)pl->n_recv * width, "exchange buffer");
-  if (!ierr) ierr = PM_MALLOC(rbuf, (size_t)pl->n_mine * width, "exchange buffer");
+  if (pl->identity) {
+    if (pl->cnt > 0) memcpy(data, slab, (size_t)pl->cnt * width);
+    return PM_OK;
+  }
+  ierr = BIG_MALLOC(sbuf, (size_t)pl->n_recv * width, "exchange buffer");
+  if (!ierr) ierr = BIG_MALLOC(rbuf, (size_t)pl->n_mine * width, "exchange buffer");
   if (!ierr) ierr = byte_type(width, &t);
   STEP(comm, ierr);
   for (int32_t k = 0; k < pl->n_recv; k++)
@@ -466,7 +545,11 @@ cleanup:
 }
 
 /* The source rank of each slab slot, from the plan's receive counts. */
-static void xplan_sources(const xplan_t *pl, int32_t *slab) {
+static void xplan_sources(const xplan_t *pl, int rank, int32_t *slab) {
+  if (pl->local_only) { /* everything in this slab is this rank's */
+    for (int64_t k = 0; k < pl->cnt; k++) slab[k] = rank;
+    return;
+  }
   for (int r = 0; r < pl->nranks; r++)
     for (int k = pl->rdsp[r]; k < pl->rdsp[r + 1]; k++) slab[pl->roff[k]] = r;
 }
@@ -554,46 +637,66 @@ cleanup:
 
 static int write_slab(const h5out_t *o, hid_t loc, const char *gname, const char *name, hid_t ftype, hid_t mtype,
                       int ncols, int64_t n_global, int64_t lo, int64_t cnt, const void *buf, const char *center) {
-  double t = pm_wtime();
+  double t = prof_now();
   int ierr = write_slab_(o, loc, gname, name, ftype, mtype, ncols, n_global, lo, cnt, buf, center);
-  prof_[PROF_WRITE] += pm_wtime() - t;
+  prof_[PROF_WRITE] += prof_now() - t;
   return ierr;
 }
 
-/* Connectivity from a slab of the global element order: e[ELEM_W*k] = type, then node
- * positions.  tlo/tcnt/ttot: this slab's first row, row count and global row count per type. */
-static int write_connectivity(const h5out_t *o, hid_t g, int64_t n, const int64_t *e, const int64_t tlo[4],
-                              const int64_t tcnt[4], const int64_t ttot[4]) {
+/* Element k of a slab of the global element order as ELEM_W int64: type, then node positions. */
+typedef void (*eget_t)(const void *ctx, int64_t k, int64_t *it);
+
+static void eget_array(const void *ctx, int64_t k, int64_t *it) {
+  memcpy(it, (const int64_t *)ctx + ELEM_W * k, ELEM_W * sizeof(int64_t));
+}
+
+/* Connectivity of n elements (get/ctx).  tlo/tcnt/ttot: this slab's first row, row count and
+ * global row count per type. */
+/* Or all rows of one type at once (faster where the rows can be read in place). */
+typedef void (*efill_t)(const void *ctx, int type, int64_t *rows);
+
+static int write_connectivity(const h5out_t *o, hid_t g, int64_t n, eget_t get, efill_t fill, const void *ctx,
+                              const int64_t tlo[4], const int64_t tcnt[4], const int64_t ttot[4], scratch_t *sb) {
   static const char *names[4] = {NULL, "lines", "triangles", "quadrangles"};
-  int ierr = PM_OK;
-  int64_t *buf = NULL;
+  int ierr = PM_OK, ntypes = 0;
+  int64_t *buf = NULL, it[ELEM_W];
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++) ntypes += tcnt[t] > 0;
   for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++) {
     if (ttot[t] == 0) continue;
     int nv = pm_msh_type_nodes(t);
-    PM_TRY(PM_MALLOC(buf, tcnt[t] * nv, "connectivity"));
+    PM_TRY(SCRATCH_GET(sb, sizeof(int64_t) * (size_t)tcnt[t] * nv, buf));
     int64_t m = 0;
-    for (int64_t k = 0; k < n; k++)
-      if (e[ELEM_W * k] == t)
-        for (int v = 0; v < nv; v++) buf[m++] = e[ELEM_W * k + 1 + v];
+    if (fill) {
+      fill(ctx, t, buf);
+    } else if (ntypes == 1 && tcnt[t] == n) { /* one type here: no filtering */
+      for (int64_t k = 0; k < n; k++, m += nv) {
+        get(ctx, k, it);
+        for (int v = 0; v < nv; v++) buf[m + v] = it[1 + v];
+      }
+    } else {
+      for (int64_t k = 0; k < n; k++) {
+        get(ctx, k, it);
+        if (it[0] == t)
+          for (int v = 0; v < nv; v++) buf[m++] = it[1 + v];
+      }
+    }
     PM_TRY(write_slab(o, g, "/mesh", names[t], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, ttot[t], tlo[t], tcnt[t], buf,
                       NULL));
-    free(buf);
-    buf = NULL;
   }
   if (ttot[PM_MSH_TRI] > 0 && ttot[PM_MSH_QUAD] > 0) {
     int64_t len = 4 * tcnt[PM_MSH_TRI] + 5 * tcnt[PM_MSH_QUAD], m = 0;
-    PM_TRY(PM_MALLOC(buf, len, "mixed connectivity"));
+    PM_TRY(SCRATCH_GET(sb, sizeof(int64_t) * (size_t)len, buf));
     for (int64_t k = 0; k < n; k++) {
-      int t = (int)e[ELEM_W * k], nv = pm_msh_type_nodes(t);
+      get(ctx, k, it);
+      int t = (int)it[0], nv = pm_msh_type_nodes(t);
       buf[m++] = t == PM_MSH_TRI ? 4 : 5; /* XDMF cell type codes */
-      for (int v = 0; v < nv; v++) buf[m++] = e[ELEM_W * k + 1 + v];
+      for (int v = 0; v < nv; v++) buf[m++] = it[1 + v];
     }
     PM_TRY(write_slab(o, g, "/mesh", "mixed", H5T_STD_I64LE, H5T_NATIVE_INT64, 0,
                       4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], 4 * tlo[PM_MSH_TRI] + 5 * tlo[PM_MSH_QUAD], len,
                       buf, NULL));
   }
 cleanup:
-  free(buf);
   return ierr;
 }
 
@@ -701,11 +804,13 @@ static void h5_reference(const char *h5path, const char *xmfpath, char *ref, siz
     snprintf(ref, size, "%s", h5path);
 }
 
-/* Write the XDMF to `tmp` (synced to disk).  Not collective. */
-static int xmf_write(const xinfo_t *x, const char *h5path, const char *xmfpath, const char *tmp) {
+/* Write the XDMF to `tmp` (synced to disk).  Sets no pmesh error (it may run on a helper
+ * thread): returns 0, or errno with *created saying whether the file could be created at all. */
+static int xmf_write_raw(const xinfo_t *x, const char *h5path, const char *xmfpath, const char *tmp, int *created) {
   char ref[4400];
   FILE *fp = fopen(tmp, "w");
-  PM_CHECK(fp, PM_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+  *created = fp != NULL;
+  if (!fp) return errno ? errno : EIO;
   h5_reference(h5path, xmfpath, ref, sizeof ref);
   fprintf(fp, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
   if (x->nsteps == 0) {
@@ -718,9 +823,38 @@ static int xmf_write(const xinfo_t *x, const char *h5path, const char *xmfpath, 
   fprintf(fp, "  </Domain>\n</Xdmf>\n");
   int bad = ferror(fp) || fflush(fp) != 0 || fsync(fileno(fp)) != 0;
   int e = errno;
-  if (fclose(fp) != 0) bad = 1;
-  PM_CHECK(!bad, PM_ERR_IO, "%s: write failed: %s", tmp, strerror(e));
-  return PM_OK;
+  if (fclose(fp) != 0) {
+    if (!bad) e = errno;
+    bad = 1;
+  }
+  return bad ? (e ? e : EIO) : 0;
+}
+
+static int xmf_report(const char *tmp, int e, int created) {
+  if (!e) return PM_OK;
+  if (!created) return pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot create: %s", tmp, strerror(e));
+  return pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: write failed: %s", tmp, strerror(e));
+}
+
+static int xmf_write(const xinfo_t *x, const char *h5path, const char *xmfpath, const char *tmp) {
+  int created = 0, e = xmf_write_raw(x, h5path, xmfpath, tmp, &created);
+  return xmf_report(tmp, e, created);
+}
+
+/* The XDMF of a finished series is written and synced on a helper thread while the HDF5 file
+ * is flushed: the two fsyncs overlap instead of adding up (a small file's fsync costs 1-40 ms
+ * on the benchmark machine, up to a quarter of the whole write).  The thread calls neither MPI
+ * nor HDF5 nor pmesh's error functions. */
+typedef struct xmf_job {
+  const xinfo_t *x;
+  const char *h5path, *xmfpath, *tmp;
+  int err, created;
+} xmf_job_t;
+
+static int xmf_job_run(void *arg) {
+  xmf_job_t *j = arg;
+  j->err = xmf_write_raw(j->x, j->h5path, j->xmfpath, j->tmp, &j->created);
+  return 0;
 }
 
 static int add_xfield(xinfo_t *x, int *cap, int step, const char *dset, const char *label, int on_elements,
@@ -750,7 +884,9 @@ struct pm_h5_series {
   hid_t file, dxpl;
   char *h5path, *xmfpath, *h5tmp, *xmftmp;
   xplan_t np, ep;   /* nodes (internal), elements (owned) */
+  scratch_t slab, xbuf, conv; /* a dataset's rows, exchange buffers, connectivity by type */
   int32_t *esel;    /* owned elements' local indices */
+  int node_direct;  /* local node i is global position i, for every local node */
   uint64_t mesh_fp;
   xinfo_t x;
   int xcap, tcap;
@@ -778,6 +914,9 @@ static void series_free(pm_h5_series_t **sp) {
   h5_close_id(&s->dxpl, H5Pclose);
   xplan_free(&s->np);
   xplan_free(&s->ep);
+  scratch_free(&s->slab);
+  scratch_free(&s->xbuf);
+  scratch_free(&s->conv);
   free(s->esel);
   free(s->h5path);
   free(s->xmfpath);
@@ -821,7 +960,7 @@ static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta) {
 }
 
 /* Owned element k in transit: type, then its nodes' global positions (-1 pads). */
-static void elem_get(const void *ctx, int32_t k, void *dst) {
+static void elem_get(const void *ctx, int32_t k, void *dst) { /* xget_t */
   const pm_h5_series_t *s = ctx;
   const pm_local_t *l = s->local;
   int32_t e = s->esel[k], a = l->elem_ptr[e], n = l->elem_ptr[e + 1] - a;
@@ -829,6 +968,25 @@ static void elem_get(const void *ctx, int32_t k, void *dst) {
   it[0] = l->elem_type[e];
   for (int v = 0; v < 4; v++) it[1 + v] = v < n ? l->node_index[l->elem_node[a + v]] : -1;
   memcpy(dst, it, sizeof it);
+}
+
+static void elem_eget(const void *ctx, int64_t k, int64_t *it) { elem_get(ctx, (int32_t)k, it); } /* eget_t */
+
+/* All rows of one type when the element plan is the identity (every element owned, in global
+ * order), as an efill_t.  Where local node i is global position i (one rank) the rows are the
+ * local connectivity itself, with no lookups. */
+static void elem_fill(const void *ctx, int t, int64_t *rows) {
+  const pm_h5_series_t *s = ctx;
+  const pm_local_t *l = s->local;
+  int64_t m = 0;
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    if (l->elem_type[e] != t) continue;
+    const int32_t *nd = l->elem_node + l->elem_ptr[e], n = l->elem_ptr[e + 1] - l->elem_ptr[e];
+    if (s->node_direct)
+      for (int32_t v = 0; v < n; v++) rows[m++] = nd[v];
+    else
+      for (int32_t v = 0; v < n; v++) rows[m++] = l->node_index[nd[v]];
+  }
 }
 
 /* Mesh, global ids and owner ranks.  Collective. */
@@ -849,50 +1007,41 @@ static int series_write_mesh(pm_h5_series_t *s) {
 
   /* Nodes. */
   const xplan_t *np = &s->np;
-  if (!np->identity) {
-    STEP(s->comm, PM_MALLOC(xyz, 3 * np->cnt, "coordinates"));
-    STEP(s->comm, xplan_forward(s->comm, np, 3 * sizeof(double), l->xyz, NULL, NULL, xyz));
-  }
+  STEP(s->comm, SCRATCH_GET(&s->slab, 3 * sizeof(double) * (size_t)np->cnt, xyz));
+  STEP(s->comm, xplan_forward(s->comm, np, 3 * sizeof(double), l->xyz, NULL, NULL, xyz, &s->xbuf));
   STEP(s->comm, write_slab(&o, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, np->n_global, np->lo,
-                    np->cnt, np->identity ? l->xyz : xyz, NULL));
-  free(xyz);
-  xyz = NULL;
-  if (!np->identity) {
-    STEP(s->comm, PM_MALLOC(i64, np->cnt, "global ids"));
-    STEP(s->comm, xplan_forward(s->comm, np, sizeof(int64_t), l->gid, NULL, NULL, i64));
-  }
+                    np->cnt, xyz, NULL));
+  STEP(s->comm, SCRATCH_GET(&s->slab, sizeof(int64_t) * (size_t)np->cnt, i64));
+  STEP(s->comm, xplan_forward(s->comm, np, sizeof(int64_t), l->gid, NULL, NULL, i64, &s->xbuf));
   STEP(s->comm, write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, np->n_global, np->lo, np->cnt,
-                    np->identity ? l->gid : i64, "node"));
-  free(i64);
-  i64 = NULL;
-  STEP(s->comm, PM_MALLOC(i32, np->cnt, "node ranks"));
-  xplan_sources(np, i32);
+                    i64, "node"));
+  STEP(s->comm, SCRATCH_GET(&s->slab, sizeof(int32_t) * (size_t)np->cnt, i32));
+  xplan_sources(np, s->rank, i32);
   STEP(s->comm, write_slab(&o, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, np->n_global, np->lo, np->cnt,
                     i32, "node"));
-  free(i32);
-  i32 = NULL;
 
   /* Elements: type and node positions travel to the slab of the global element order. */
   const xplan_t *ep = &s->ep;
-  STEP(s->comm, PM_MALLOC(epos, ELEM_W * (ep->cnt > 0 ? ep->cnt : 1), "elements"));
-  STEP(s->comm, xplan_forward(s->comm, ep, ELEM_W * sizeof(int64_t), NULL, elem_get, s, epos));
-  for (int64_t k = 0; k < ep->cnt; k++) tcnt[epos[ELEM_W * k]]++;
+  if (ep->identity) { /* the owned elements are this rank's slab, in order: read them in place */
+    for (int32_t k = 0; k < ep->n_mine; k++) tcnt[l->elem_type[s->esel[k]]]++;
+  } else {
+    STEP(s->comm, SCRATCH_GET(&s->slab, ELEM_W * sizeof(int64_t) * (size_t)ep->cnt, epos));
+    STEP(s->comm, xplan_forward(s->comm, ep, ELEM_W * sizeof(int64_t), NULL, elem_get, s, epos, &s->xbuf));
+    for (int64_t k = 0; k < ep->cnt; k++) tcnt[epos[ELEM_W * k]]++;
+  }
   MPI_TRY(MPI_Exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
   if (s->rank == 0) memset(tlo, 0, sizeof tlo);
   MPI_TRY(MPI_Allreduce(tcnt, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
-  STEP(s->comm, write_connectivity(&o, g, ep->cnt, epos, tlo, tcnt, ttot));
+  STEP(s->comm, ep->identity ? write_connectivity(&o, g, ep->cnt, elem_eget, elem_fill, s, tlo, tcnt, ttot, &s->conv)
+                              : write_connectivity(&o, g, ep->cnt, eget_array, NULL, epos, tlo, tcnt, ttot, &s->conv));
   memcpy(s->x.ttot, ttot, sizeof ttot);
-  STEP(s->comm, PM_MALLOC(i32, ep->cnt, "element ranks"));
-  xplan_sources(ep, i32);
+  STEP(s->comm, SCRATCH_GET(&s->slab, sizeof(int32_t) * (size_t)ep->cnt, i32));
+  xplan_sources(ep, s->rank, i32);
   STEP(s->comm, write_slab(&o, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, ep->n_global, ep->lo, ep->cnt,
                     i32, "cell"));
 cleanup:
   h5_close_id(&g, H5Gclose);
   h5_close_id(&gf, H5Gclose);
-  free(xyz);
-  free(i64);
-  free(i32);
-  free(epos);
   return ierr;
 }
 
@@ -916,7 +1065,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   long pid = (long)getpid();
   MPI_TRY(MPI_Bcast(&pid, 1, MPI_LONG, 0, s->comm));
   memset(prof_, 0, sizeof prof_);
-  double t0 = pm_wtime();
+  double t0 = prof_now();
 
   /* Everything local first, then one agreement. */
   ierr = check_local(s->rank, l, meta);
@@ -928,11 +1077,16 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   int32_t nown = 0;
   if (!ierr) {
     for (int32_t e = 0; e < l->n_elems; e++) nown += l->elem_owner[e] == s->rank;
-    ierr = PM_MALLOC(s->esel, nown > 0 ? nown : 1, "owned elements");
+    ierr = BIG_MALLOC(s->esel, nown > 0 ? nown : 1, "owned elements");
     nown = 0;
     if (!ierr)
       for (int32_t e = 0; e < l->n_elems; e++)
         if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
+  }
+  if (!ierr) {
+    int32_t nl = l->n_total + l->n_aux, i = 0;
+    while (i < nl && l->node_index[i] == i) i++;
+    s->node_direct = i == nl;
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
   /* The plans' exchanges are collective: every rank builds both, then one agreement. */
@@ -940,8 +1094,13 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   int ierr2 = xplan_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, 1, "element", &s->ep);
   if (!ierr) ierr = ierr2;
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  PM_TRY(pm_h5_mesh_fingerprint(s->comm, l, meta, &s->mesh_fp));
-  prof_[PROF_PREP] += pm_wtime() - t0;
+  /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
+   * it); only older partitions need it hashed here. */
+  if (meta->has_mesh_fingerprint)
+    s->mesh_fp = meta->mesh_fingerprint;
+  else
+    PM_TRY(pm_h5_mesh_fingerprint(s->comm, l, meta, &s->mesh_fp));
+  prof_[PROF_PREP] += prof_now() - t0;
   s->x.dim = meta->dim;
   s->x.n_nodes = meta->global_nodes;
   s->x.n_elems = meta->global_elems;
@@ -1006,22 +1165,16 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
     const pm_h5_field_t *fd = &fields[f];
     const xplan_t *pl = fd->on_elements ? &s->ep : &s->np;
     int width = fd->is_int ? 4 : 8;
-    if (!pl->identity) {
-      STEP(s->comm, PM_MALLOC(slab, (size_t)width * (pl->cnt > 0 ? pl->cnt : 1), "field slab"));
-      STEP(s->comm, xplan_forward(s->comm, pl, width, fd->data, NULL, NULL, slab));
-    }
+    STEP(s->comm, SCRATCH_GET(&s->slab, (size_t)width * pl->cnt, slab));
+    STEP(s->comm, xplan_forward(s->comm, pl, width, fd->data, NULL, NULL, slab, &s->xbuf));
     STEP(s->comm, write_slab(&o, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
-                      fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, pl->n_global, pl->lo, pl->cnt,
-                      pl->identity ? fd->data : slab,
+                      fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, pl->n_global, pl->lo, pl->cnt, slab,
                       fd->on_elements ? "cell" : "node"));
-    free(slab);
-    slab = NULL;
     char dset[96];
     snprintf(dset, sizeof dset, "%s/%s", gname, fd->name);
     STEP(s->comm, add_xfield(&s->x, &s->xcap, step, dset, fd->name, fd->on_elements, fd->is_int ? 1 : 0));
   }
 cleanup:
-  free(slab);
   h5_close_id(&g, H5Gclose);
   return ierr;
 }
@@ -1118,19 +1271,30 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
   if (ok && !ierr) {
     ierr = write_root_attrs(s, attrs, nattrs);
     PM_TRY(pm_comm_agree(s->comm, ierr));
+    /* Rank 0 writes the XDMF meanwhile (on a thread; synchronously if none can be started). */
+    xmf_job_t job = {&s->x, s->h5path, s->xmfpath, s->xmftmp, 0, 1};
+    thrd_t th;
+    int threaded = 0;
+    double t = prof_now();
+    if (s->rank == 0 && s->xmfpath) {
+      threaded = thrd_create(&th, xmf_job_run, &job) == thrd_success;
+      if (!threaded) xmf_job_run(&job);
+    }
+    prof_[PROF_XMF] += prof_now() - t;
     /* Flush to disk (MPI_File_sync) before the rename makes the file the result. */
-    double t = pm_wtime();
+    t = prof_now();
     if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0) ierr = h5_error(__FILE__, __LINE__, "flushing %s", s->h5tmp);
-    prof_[PROF_FLUSH] += pm_wtime() - t;
-    t = pm_wtime();
+    prof_[PROF_FLUSH] += prof_now() - t;
+    t = prof_now();
     if (H5Fclose(s->file) < 0 && !ierr) ierr = h5_error(__FILE__, __LINE__, "closing %s", s->h5tmp);
-    prof_[PROF_CLOSE] += pm_wtime() - t;
-    t = pm_wtime();
+    prof_[PROF_CLOSE] += prof_now() - t;
+    t = prof_now();
     s->file = -1;
+    if (threaded) thrd_join(th, NULL); /* before any return: the job lives on this stack */
+    if (!ierr && s->rank == 0 && s->xmfpath) ierr = xmf_report(s->xmftmp, job.err, job.created);
     PM_TRY(pm_comm_agree(s->comm, ierr));
     if (s->rank == 0) {
-      if (s->xmfpath) ierr = xmf_write(&s->x, s->h5path, s->xmfpath, s->xmftmp);
-      if (!ierr && rename(s->h5tmp, s->h5path) != 0)
+      if (rename(s->h5tmp, s->h5path) != 0)
         ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot move %s into place: %s", s->h5path, s->h5tmp,
                             strerror(errno));
       if (!ierr && s->xmfpath && rename(s->xmftmp, s->xmfpath) != 0)
@@ -1138,7 +1302,7 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
                             s->xmftmp, strerror(errno));
     }
     PM_TRY(pm_comm_agree(s->comm, ierr));
-    prof_[PROF_XMF] += pm_wtime() - t;
+    prof_[PROF_XMF] += prof_now() - t;
     if (s->rank == 0 && getenv("PMESH_H5_PROFILE"))
       fprintf(stderr,
               "pm_h5 profile (rank 0, s): prepare %.3f exchange %.3f dataset-writes %.3f flush %.3f close %.3f "
@@ -1234,9 +1398,15 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
     }
   }
   PM_TRY(pm_comm_agree(c, ierr));
-  ierr = xplan_create(c, meta->global_nodes, l->n_internal, l->node_index, NULL, 0, "node", &pl);
+  /* With a stored fingerprint the plan checks that the local meshes cover the nodes exactly (what
+   * hashing them would have checked). */
+  ierr = xplan_create(c, meta->global_nodes, l->n_internal, l->node_index, NULL, meta->has_mesh_fingerprint, "node",
+                      &pl);
   PM_TRY(pm_comm_agree(c, ierr));
-  PM_TRY(pm_h5_mesh_fingerprint(c, l, meta, &mine_fp));
+  if (meta->has_mesh_fingerprint)
+    mine_fp = meta->mesh_fingerprint;
+  else
+    PM_TRY(pm_h5_mesh_fingerprint(c, l, meta, &mine_fp));
 
   H5_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate (file access) for %s", h5path);
   H5_TRY(H5Pset_fapl_mpio(fapl, c, MPI_INFO_NULL), "H5Pset_fapl_mpio for %s", h5path);
@@ -1300,7 +1470,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
                  "%s: %s has shape [%llu%s] but the mesh has %" PRId64 " nodes", h5path, dset,
                  (unsigned long long)dims[0], nd == 1 ? "" : " x ...", meta->global_nodes);
   }
-  PM_TRY(PM_MALLOC(slab, pl.cnt > 0 ? pl.cnt : 1, "field slab"));
+  PM_TRY(BIG_MALLOC(slab, pl.cnt > 0 ? pl.cnt : 1, "field slab"));
   {
     hsize_t start = (hsize_t)pl.lo, count = (hsize_t)pl.cnt, one = 1;
     if (pl.cnt > 0) {
@@ -1345,6 +1515,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   int64_t zero[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0};
   xinfo_t x;
   int xcap = 0;
+  scratch_t conv = {NULL, 0};
   h5_quiet_t q;
   memset(&x, 0, sizeof x);
   h5_quiet_begin(&q);
@@ -1376,7 +1547,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
                     m->xyz, NULL));
   PM_TRY(write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, m->n_nodes, 0, m->n_nodes,
                     m->node_gid, "node"));
-  PM_TRY(write_connectivity(&o, g, m->n_elems, e, zero, ttot, ttot));
+  PM_TRY(write_connectivity(&o, g, m->n_elems, eget_array, NULL, e, zero, ttot, ttot, &conv));
   PM_TRY(write_slab(&o, gf, "/fields", "part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_nodes, 0, m->n_nodes, part,
                     "node"));
   PM_TRY(write_slab(&o, gf, "/fields", "elem_part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_elems, 0, m->n_elems,
@@ -1429,6 +1600,7 @@ cleanup:
   free(xmftmp);
   free(e);
   free(epart);
+  scratch_free(&conv);
   free(x.fields);
   h5_quiet_end(&q);
   return ierr;

@@ -713,8 +713,10 @@ int pm_meta_write(const pm_meta_t *m, const char *path) {
           m->version, m->nparts, m->dim, m->global_nodes, m->global_elems);
   fprintf(fp,
           "source_checksum %016" PRIx64 "\nmethod %s\nhalo %s\nseed %" PRId64 "\nufactor %" PRId64
-          "\nfingerprint %016" PRIx64 "\ngroups %d\n",
-          m->source_checksum, m->method, m->halo, m->seed, m->ufactor, m->fingerprint, m->n_groups);
+          "\nfingerprint %016" PRIx64 "\n",
+          m->source_checksum, m->method, m->halo, m->seed, m->ufactor, m->fingerprint);
+  if (m->version >= 2) fprintf(fp, "mesh_fingerprint %016" PRIx64 "\n", m->mesh_fingerprint);
+  fprintf(fp, "groups %d\n", m->n_groups);
   for (int g = 0; g < m->n_groups; g++) fprintf(fp, "group %d %s\n", m->group_dim[g], m->group_name[g]);
   fprintf(fp, "source %s\n", m->source); /* last: the rest of the line, spaces allowed */
   return out_close(&o, 1);
@@ -776,9 +778,9 @@ static int meta_read(pm_scan_t *s, pm_meta_t *m) {
   int64_t x;
   PM_CALL(pm_scan_expect(s, "#PMESH_PARTITION"));
   PM_CALL(meta_int(s, "version", 1, 1000, &x));
-  PM_CHECK(x == PM_META_VERSION, PM_ERR_UNSUPPORTED,
-           "%s:%lld: partition format version %lld; this pmesh reads version %d (re-run partition)", s->path,
-           (long long)s->line, (long long)x, PM_META_VERSION);
+  PM_CHECK(x == 1 || x == 2, PM_ERR_UNSUPPORTED,
+           "%s:%lld: partition format version %lld; this pmesh reads versions 1 and 2 (re-run partition)", s->path,
+           (long long)s->line, (long long)x);
   m->version = (int)x;
   PM_CALL(meta_int(s, "nparts", 1, 1 << 24, &x));
   m->nparts = (int)x;
@@ -792,6 +794,10 @@ static int meta_read(pm_scan_t *s, pm_meta_t *m) {
   PM_CALL(meta_int(s, "seed", INT64_MIN, INT64_MAX, &m->seed));
   PM_CALL(meta_int(s, "ufactor", 0, INT64_MAX, &m->ufactor));
   PM_CALL(meta_hex(s, "fingerprint", &m->fingerprint));
+  if (m->version >= 2) {
+    PM_CALL(meta_hex(s, "mesh_fingerprint", &m->mesh_fingerprint));
+    m->has_mesh_fingerprint = 1;
+  }
   PM_CALL(meta_int(s, "groups", 0, 99999, &x));
   PM_CHECK(x * 8 <= pm_scan_remaining(s), PM_ERR_FORMAT,
            "%s:%lld: groups %lld: more group lines than the rest of the file can hold (a truncated file?)", s->path,

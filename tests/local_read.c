@@ -28,6 +28,7 @@ static int read_meta(const char *path) {
   printf("global nodes %" PRId64 " elements %" PRId64 "\n", m->global_nodes, m->global_elems);
   printf("method %s halo %s seed %" PRId64 " ufactor %" PRId64 "\n", m->method, m->halo, m->seed, m->ufactor);
   printf("checksum %016" PRIx64 " fingerprint %016" PRIx64 "\n", m->source_checksum, m->fingerprint);
+  if (m->has_mesh_fingerprint) printf("mesh_fingerprint %016" PRIx64 "\n", m->mesh_fingerprint);
   printf("groups %d\n", m->n_groups);
   for (int g = 0; g < m->n_groups; g++) printf("  %d %s\n", m->group_dim[g], m->group_name[g]);
   printf("source %s\n", m->source);

@@ -69,6 +69,13 @@ static int do_write(const char *dir, const char *out, int timed) {
   int ierr = load(dir, &l, &m);
   if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
   if (!ierr) ierr = pm_h5_mesh_fingerprint(MPI_COMM_WORLD, l, m, &fp);
+  /* The fingerprint partition stored (from the global mesh) is the one the local meshes give. */
+  if (!ierr && m->has_mesh_fingerprint && fp != m->mesh_fingerprint) {
+    if (rank_ == 0)
+      fprintf(stderr, "test_h5: partition.meta mesh_fingerprint %016" PRIx64 " but the local meshes give %016" PRIx64 "\n",
+              m->mesh_fingerprint, fp);
+    ierr = PM_ERR_INCONSISTENT;
+  }
   if (!ierr) {
     snprintf(h5, sizeof h5, "%s.h5", out);
     snprintf(xmf, sizeof xmf, "%s.xmf", out);

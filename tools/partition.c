@@ -395,6 +395,8 @@ int main(int argc, char **argv) {
   meta.seed = seed;
   meta.ufactor = ufactor;
   meta.fingerprint = fp;
+  meta.has_mesh_fingerprint = 1; /* stored once here, so solve's result writes need not hash the mesh */
+  meta.mesh_fingerprint = pm_h5_mesh_fingerprint_global(mesh);
   meta.n_groups = mesh->n_groups;
   PM_TRY(PM_MALLOC(meta.group_name, mesh->n_groups, "group names"));
   PM_TRY(PM_MALLOC(meta.group_dim, mesh->n_groups, "group dims"));

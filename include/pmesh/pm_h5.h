@@ -108,7 +108,9 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *me
 
 /** Fingerprint of the mesh itself, independent of the partition: global counts plus a sum of
  *  per-node hashes (position, tag, coordinates) and per-element hashes (position, type, node
- *  tags), reduced with MPI_Allreduce.  Collective. */
+ *  tags), reduced with MPI_Allreduce.  Collective.  (partition stores the same value in
+ *  partition.meta, version 2; pm_h5_write and pm_h5_read_field use that one when present and
+ *  call this only for version 1 metadata.) */
 int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t *fp);
 
 /** The same fingerprint computed from a global mesh.  Not collective. */

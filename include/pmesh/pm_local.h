@@ -94,9 +94,15 @@ typedef struct pm_meta {
   int n_groups;
   char **group_name;
   int *group_dim;
+  /* Version 2: the mesh's own fingerprint (partition-independent, pm_h5's definition), computed
+   * once by partition so that writing a result need not hash the mesh again.  Version 1 files
+   * have none (has_mesh_fingerprint = 0): readers compute it from the local meshes. */
+  int has_mesh_fingerprint;
+  uint64_t mesh_fingerprint;
 } pm_meta_t;
 
-enum { PM_META_VERSION = 1 };
+/* Written: version 2 (with mesh_fingerprint); read: versions 1 and 2. */
+enum { PM_META_VERSION = 2 };
 
 int pm_meta_write(const pm_meta_t *meta, const char *path);
 int pm_meta_read(const char *path, pm_meta_t **meta);

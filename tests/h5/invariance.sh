@@ -41,6 +41,18 @@ run 8 "$T" write p_rcb r_rcb > /dev/null || fail "write mixed rcb 8"
 $PY "$CHECK" r_rcb.h5 --xmf r_rcb.xmf --msh "$PMESH_MESHES/mixed.msh" --np 8 --same-as r_mixed_1.h5 --expect-empty-type \
   || fail "mixed rcb 8 (empty selections)"
 
+# A partition.meta of format version 1 (no stored mesh_fingerprint): pm_h5 hashes the mesh
+# itself and gets the same file and fingerprint; restarts between the two kinds work.
+cp -r p_mixed_2 p_mixed_2v1
+sed -e 's/^version 2$/version 1/' -e '/^mesh_fingerprint /d' p_mixed_2/partition.meta > p_mixed_2v1/partition.meta
+grep -q '^mesh_fingerprint' p_mixed_2v1/partition.meta && fail "v1 meta still has mesh_fingerprint"
+run 2 "$T" write p_mixed_2v1 r_mixed_2v1 > out.txt || fail "write with a version 1 partition.meta"
+$PY "$CHECK" r_mixed_2v1.h5 --xmf r_mixed_2v1.xmf --msh "$PMESH_MESHES/mixed.msh" --np 2 --same-as r_mixed_1.h5 \
+  || fail "version 1 partition.meta: result differs"
+run 3 "$T" read p_mixed_3 r_mixed_2v1.h5 || fail "restart np 3 (v2 meta) from a v1-meta result"
+run 2 "$T" read p_mixed_2v1 r_mixed_4.h5 || fail "restart np 2 (v1 meta) from np 4"
+echo "ok: version 1 partition.meta"
+
 # Series: 3 steps, written at np 3; restarts read at other np (file from 4 ranks read by 3, ...).
 run 3 "$T" series p_mixed_3 s_mixed_3 || fail "series np 3"
 $PY "$CHECK" s_mixed_3.h5 --xmf s_mixed_3.xmf --series 3 --np 3 --same-as r_mixed_1.h5 || fail "check series"

@@ -37,6 +37,10 @@ broken mix "another partition"
 cp -r good miss
 rm miss/local.1
 broken miss "local.1"
+# 9. a coordinate edited after partitioning: the stored mesh fingerprint no longer matches
+cp -r good movedx
+awk 'BEGIN{s=0} /^#COORD/{s=1; print; next} s==1{print; s=2; next} s==2{$1 = $1 + 0.5; print; s=3; next} {print}' good/local.0 > movedx/local.0
+broken movedx "mesh_fingerprint"
 # 8. an extra file beyond nparts
 cp -r good extra
 cp good/local.0 extra/local.4
