@@ -100,6 +100,7 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
   memset(res, 0, sizeof *res);
   PM_CALL(pm_cg_create(a, halo, opt->precond, &cg));
   int ierr = pm_cg_run(cg, b, x, opt, res);
+  res->t_setup = cg->t_setup;
   res->t_total += cg->t_setup;
   pm_cg_destroy(&cg);
   return ierr;

@@ -28,6 +28,7 @@ typedef struct pm_cg_result {
   double residual; /* final ||r|| / ||b|| (recomputed from b - A x) */
   int converged;
   double t_total, t_spmv, t_exchange, t_reduce, t_update; /* seconds, t_spmv excludes exchange */
+  double t_setup; /* of t_total: pm_cg_create's (operator copy, scaling); 0 from pm_cg_run */
 } pm_cg_result_t;
 
 /** A CG solver for one matrix, set up once and run for many right-hand sides (a transient

@@ -20,7 +20,7 @@ for np in 1 2; do
   mpiexec.mpich -n $np ./stream_triad 20000000 20 | tee stream.$np
   : > ours.$np; : > petsc.$np
   for r in $(seq $reps); do
-    mpiexec.mpich -n $np "$build/solve" -p g$nx.$np --scheme fdm5 --rtol 0 --maxit 200 --summary s.json > /dev/null || true
+    mpiexec.mpich -n $np "$build/solve" -p g$nx.$np --scheme fdm5 --rtol 0 --maxit 200 --no-output --summary s.json > /dev/null || true
     sed -n 's/.*"per_iteration": \([0-9.e-]*\),.*/\1/p' s.json >> ours.$np
     if [ -x petsc_cg ]; then
       mpiexec.openmpi --allow-run-as-root -n $np ./petsc_cg -n $nx -its 200 | sed -n 's/.*, \([0-9.]*\) ms per iteration/\1/p' >> petsc.$np
@@ -39,7 +39,7 @@ for np in 1 2; do
   [ -d bar.$np ] || "$build/partition" bar10M.msh $np --method rcb -o bar.$np --quiet
   : > bar.t.$np
   for r in $(seq 3); do
-    mpiexec.mpich -n $np "$build/solve" -p bar.$np --dirichlet xmin=0 --rtol 0 --maxit 200 --summary b.json > /dev/null || true
+    mpiexec.mpich -n $np "$build/solve" -p bar.$np --dirichlet xmin=0 --rtol 0 --maxit 200 --no-output --summary b.json > /dev/null || true
     sed -n 's/.*"per_iteration": \([0-9.e-]*\),.*/\1/p' b.json >> bar.t.$np
   done
   echo "lecture 1D NEg=10^7, np=$np: $(median < bar.t.$np | awk '{ printf "%.2f", $1 * 1e3 }') ms/iteration (median of 3)"
