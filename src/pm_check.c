@@ -201,18 +201,7 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
   /* The mesh fingerprint partition stored (version 2) is the one these files give. */
   if (meta->has_mesh_fingerprint) {
     uint64_t sums[2] = {0, 0};
-    for (int r = 0; r < P; r++) {
-      const pm_local_t *l = loc[r];
-      for (int32_t i = 0; i < l->n_internal; i++)
-        sums[0] += pm_fp_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
-      for (int32_t e = 0; e < l->n_elems; e++) {
-        if (l->elem_owner[e] != r) continue;
-        int64_t vg[4] = {0, 0, 0, 0};
-        int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
-        for (int k = 0; k < nv && k < 4; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
-        sums[1] += pm_fp_elem(l->elem_index[e], l->elem_type[e], nv, vg);
-      }
-    }
+    for (int r = 0; r < P; r++) pm_fp_local(loc[r], r, sums, NULL);
     uint64_t fp = pm_fp_final(meta->global_nodes, meta->global_elems, meta->dim, sums);
     PM_TRY_CHECK(fp == meta->mesh_fingerprint, PM_ERR_INCONSISTENT,
                  "partition.meta: mesh_fingerprint %016llx, but the local meshes' nodes and elements give %016llx: "

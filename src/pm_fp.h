@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pmesh/pm_local.h"
+
 static inline uint64_t pm_fp_mix64(uint64_t h) { /* splitmix64 finalizer */
   h ^= h >> 30;
   h *= 0xbf58476d1ce4e5b9ULL;
@@ -39,6 +41,26 @@ static inline uint64_t pm_fp_elem(int64_t index, int type, int nv, const int64_t
   uint64_t w[6] = {(uint64_t)index, (uint64_t)type, 0, 0, 0, 0};
   for (int k = 0; k < nv && k < 4; k++) w[2 + k] = (uint64_t)vgid[k];
   return pm_fp_words(w, 6, 0x656c656dULL);
+}
+
+/* Add local mesh l's share (its internal nodes, the elements rank `owner` owns) to sums[0]
+ * (nodes) and sums[1] (elements); counts[0], counts[1] (NULL to skip) count them. */
+static inline void pm_fp_local(const pm_local_t *l, int owner, uint64_t sums[2], uint64_t *counts) {
+  for (int32_t i = 0; i < l->n_internal; i++)
+    sums[0] += pm_fp_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
+  uint64_t ne = 0;
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    if (l->elem_owner[e] != owner) continue;
+    int64_t vg[4] = {0, 0, 0, 0};
+    int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
+    for (int k = 0; k < nv && k < 4; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
+    sums[1] += pm_fp_elem(l->elem_index[e], l->elem_type[e], nv, vg);
+    ne++;
+  }
+  if (counts) {
+    counts[0] += (uint64_t)l->n_internal;
+    counts[1] += ne;
+  }
 }
 
 /* sums[0]: nodes' hashes, sums[1]: elements' hashes. */

@@ -215,18 +215,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
                         "tables only); re-partition with partition to get a full local mesh",
                         rank);
   } else {
-    for (int32_t i = 0; i < l->n_internal; i++) {
-      mine[0] += pm_fp_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
-      mine[2]++;
-    }
-    for (int32_t e = 0; e < l->n_elems; e++) {
-      if (l->elem_owner[e] != rank) continue;
-      int64_t vg[4] = {0, 0, 0, 0};
-      int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
-      for (int k = 0; k < nv && k < 4; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
-      mine[1] += pm_fp_elem(l->elem_index[e], l->elem_type[e], nv, vg);
-      mine[3]++;
-    }
+    pm_fp_local(l, rank, mine, mine + 2); /* hashes in mine[0..1], counts in mine[2..3] */
   }
   PM_CALL(pm_comm_agree(comm, ierr));
   PM_CALL_MPI(MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
