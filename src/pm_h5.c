@@ -3,14 +3,19 @@
  * How a dataset is written: every entity (node, element) is an item with a global position.
  * Its owner sends it, with MPI_Alltoallv, to the rank whose slab of the global order holds that
  * position (rank r holds [floor(r n / p), floor((r+1) n / p))); each rank then writes its slab
- * as one contiguous hyperslab, collectively.  The same plan run backwards serves restarts.
+ * as contiguous hyperslabs, collectively.  Both go in rounds of a few thousand rows through
+ * small buffers that stay in cache (see xplan_t), and the kernel is asked to start writing each
+ * 16 MB to disk as soon as it is written (write_behind).  The same plan run backwards serves
+ * restarts.
  * Element connectivity goes per type: each rank counts the elements of each type in its slab
  * of the global element order and an MPI_Exscan over those counts places its rows. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
+#define _GNU_SOURCE     /* sync_file_range (Linux) */
 #include "pmesh/pm_h5.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -240,161 +245,232 @@ uint64_t pm_h5_mesh_fingerprint_global(const pm_mesh_t *m) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * Redistribution plan: items with global positions -> the ranks holding those positions. */
+ * Redistribution plan: items with global positions -> the ranks holding those positions, in
+ * rounds.  Rank r's slab is [lo_r, lo_r + cnt_r); round c brings it slab rows [cK, (c+1)K)
+ * (K rows per round, the same on every rank), which are written as soon as they arrive.  The
+ * buffers of one round are a few MB, reused by every round and every dataset: they stay mapped
+ * and warm.  (On the benchmark machine, a virtual machine, the first touch of fresh memory costs
+ * 0.01-0.19 s per 124 MB depending on the host, and the old whole-slab buffers paid it on every
+ * run; see tools/bench_h5.sh.) */
+
+/* Slab rows per round: 0.75 MB of coordinates, which stay in cache between the exchange and
+ * the write (measured: 4x the rows made the dataset writes 2x slower).  A row within a round is
+ * a uint16_t, so at most 65536 rows. */
+enum { ROWS_DEFAULT = 1 << 15, ROWS_MAX = 1 << 16 };
+typedef uint16_t xrow_t;
+
+/* Rows per round: ROWS_DEFAULT, or rank 0's PMESH_H5_ROWS (the tests use a few).  Collective. */
+static int rows_per_round(MPI_Comm comm, int64_t *rows) {
+  int ierr = PM_OK, rank;
+  const char *env = getenv("PMESH_H5_ROWS");
+  MPI_Comm_rank(comm, &rank);
+  *rows = ROWS_DEFAULT;
+  if (rank == 0 && env && atoll(env) > 0) *rows = atoll(env) < ROWS_MAX ? atoll(env) : ROWS_MAX;
+  MPI_TRY(MPI_Bcast(rows, 1, MPI_INT64_T, 0, comm));
+cleanup:
+  return ierr;
+}
 
 typedef struct xplan {
-  int nranks;
-  int64_t n_global, lo, cnt;   /* this rank's slab [lo, lo + cnt) */
-  int32_t n_mine;              /* items contributed by this rank */
-  const int32_t *src;          /* item k's index in the caller's arrays (NULL: k itself) */
-  int32_t *order;              /* [n_mine] items in send order (by destination) */
-  int *scnt, *sdsp, *rcnt, *rdsp;
+  int nranks, rank;
+  int64_t n_global, lo, cnt; /* this rank's slab [lo, lo + cnt) */
+  int64_t K;                 /* slab rows per round */
+  int nrounds;               /* the same on every rank */
+  int32_t n_mine;            /* items contributed by this rank */
+  const int64_t *pos;        /* item k's global position is pos[src(k)] */
+  const int32_t *src;        /* item k's index in the caller's arrays (NULL: k itself) */
+  int32_t *order;            /* [n_mine] items by increasing position (NULL: they are in order) */
+  int *sseg;                 /* [p nrounds + 1]: first item (in order) for rank r in round c, at r nrounds + c */
+  int *rseg;                 /* [p nrounds + 1]: first of roff brought from rank s in round c, at s nrounds + c */
   int32_t n_recv;
-  int64_t *roff;               /* [n_recv] slab offset of each received item */
-  int identity;                /* on every rank item k is slab row k and src(k) == k */
-  int local_only;              /* on every rank every item stays on it: no exchange at all */
+  xrow_t *roff; /* [n_recv] row in its round of each item received (as received) */
+  int identity; /* on every rank item k is slab row k and src(k) == k */
 } xplan_t;
 
 static int64_t slab_lo(int64_t n, int p, int r) { return (n / p) * r + (n % p) * r / p; }
 
+/* Rows of round c in this rank's slab. */
+static int64_t round_rows(const xplan_t *pl, int c) {
+  int64_t first = (int64_t)c * pl->K;
+  return first >= pl->cnt ? 0 : (pl->cnt - first < pl->K ? pl->cnt - first : pl->K);
+}
+
+static inline int32_t xitem(const xplan_t *pl, int32_t i) {
+  return pl->order ? pl->order[i] : i;
+}
+static inline int64_t xpos(const xplan_t *pl, int32_t it) {
+  return pl->pos[pl->src ? pl->src[it] : it];
+}
+
 static void xplan_free(xplan_t *pl) {
   free(pl->order);
-  free(pl->scnt);
-  free(pl->sdsp);
-  free(pl->rcnt);
-  free(pl->rdsp);
+  free(pl->sseg);
+  free(pl->rseg);
   free(pl->roff);
   memset(pl, 0, sizeof *pl);
 }
 
-/* Build the plan for items at positions pos[0..n_mine-1] (pos may be indexed through src).
- * exact: every position of the slab must arrive exactly once (PM_ERR_INCONSISTENT otherwise).
- * Not agreed: the caller agrees. */
+typedef struct gk {
+  int64_t g;
+  int32_t k;
+} gk_t;
+
+static int gk_cmp(const void *a, const void *b) {
+  const gk_t *x = a, *y = b;
+  return (x->g > y->g) - (x->g < y->g);
+}
+
+/* Build the plan for items at positions pos[src(k)], k < n_mine, moved K slab rows per round
+ * (K >= every slab: one round).  exact: every position of the slab must arrive exactly once
+ * (PM_ERR_INCONSISTENT otherwise).  Collective; not agreed: the caller agrees. */
 static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const int64_t *pos, const int32_t *src,
-                        int exact, const char *what, xplan_t *pl) {
+                        int64_t K, int exact, const char *what, scratch_t *sx, xplan_t *pl) {
   int ierr = PM_OK, rank, p;
-  int64_t *starts = NULL, *sbuf = NULL;
-  int32_t *dest = NULL;
+  int *sc = NULL, *rc = NULL, *sd = NULL, *rd = NULL;
+  xrow_t *srow = NULL;
+  gk_t *pairs = NULL;
   uint8_t *seen = NULL;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
   memset(pl, 0, sizeof *pl);
   pl->nranks = p;
+  pl->rank = rank;
   pl->n_global = n_global;
   pl->n_mine = n_mine;
+  pl->pos = pos;
   pl->src = src;
   pl->lo = slab_lo(n_global, p, rank);
   pl->cnt = slab_lo(n_global, p, rank + 1) - pl->lo;
+  pl->K = K < 1 ? 1 : K > ROWS_MAX ? ROWS_MAX : K;
   {
-    /* The common case first (one rank; or ranks that own consecutive runs of the global order
-     * matching the slabs): item k is slab row k everywhere.  Then the plan is empty, every
-     * dataset is one copy, and exactness holds by construction. */
+    int64_t most = n_global / p + (n_global % p != 0); /* the largest slab */
+    int64_t nr = most > 0 ? (most - 1) / pl->K + 1 : 1;
+    if (nr > INT_MAX / (p + 1) - 1 || most > INT32_MAX) nr = 0; /* reported below, on every rank alike */
+    pl->nrounds = (int)nr;
+  }
+  PM_CHECK(pl->nrounds > 0, PM_ERR_UNSUPPORTED,
+           "%" PRId64 " %s rows on %d ranks in rounds of %" PRId64 ": too many rounds or rows per rank; use more ranks",
+           n_global, what, p, pl->K);
+  {
+    /* The common case first (one rank; or ranks owning consecutive runs of the global order that
+     * match the slabs): item k is slab row k everywhere, and there is nothing to exchange. */
     int id = (int64_t)n_mine == pl->cnt, all = 0;
     for (int32_t k = 0; k < n_mine && id; k++) id = (!src || src[k] == k) && pos[k] == pl->lo + k;
     MPI_TRY(MPI_Allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm));
     if (all) {
-      pl->identity = pl->local_only = 1;
-      pl->n_recv = n_mine;
-      ierr = PM_CALLOC(pl->scnt, p, "exchange counts");
-      if (!ierr) ierr = PM_CALLOC(pl->sdsp, p + 1, "exchange counts");
-      if (!ierr) ierr = PM_CALLOC(pl->rcnt, p, "exchange counts");
-      if (!ierr) ierr = PM_CALLOC(pl->rdsp, p + 1, "exchange counts");
-      if (!ierr) {
-        pl->scnt[rank] = pl->rcnt[rank] = n_mine;
-        for (int r = rank; r < p; r++) pl->sdsp[r + 1] = pl->rdsp[r + 1] = n_mine;
-      }
-      return ierr; /* the caller agrees */
+      pl->identity = 1;
+      return PM_OK;
     }
   }
-  /* Local phase; its errors are agreed before the first exchange so that no rank waits. */
-  ierr = PM_MALLOC(starts, p + 1, "slab starts");
-  if (!ierr) ierr = PM_CALLOC(pl->scnt, p, "exchange counts");
-  if (!ierr) ierr = PM_CALLOC(pl->sdsp, p + 1, "exchange counts");
-  if (!ierr) ierr = PM_CALLOC(pl->rcnt, p, "exchange counts");
-  if (!ierr) ierr = PM_CALLOC(pl->rdsp, p + 1, "exchange counts");
-  if (!ierr) ierr = BIG_MALLOC(dest, n_mine, "exchange plan");
-  if (!ierr) ierr = BIG_MALLOC(pl->order, n_mine, "exchange plan");
-  if (!ierr) ierr = BIG_MALLOC(sbuf, n_mine, "exchange plan");
-  if (!ierr)
-    for (int r = 0; r <= p; r++) starts[r] = slab_lo(n_global, p, r);
+  /* Local phase: sort by position (usually a check: owners list their items in global order);
+   * its errors are agreed before the first exchange so that no rank waits. */
+  int sorted = 1;
   for (int32_t k = 0; k < n_mine && !ierr; k++) {
     int64_t g = pos[src ? src[k] : k];
-    if (g < 0 || g >= n_global) {
+    if (g < 0 || g >= n_global)
       ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
                           "rank %d: %s position %" PRId64 " is outside the global range [0, %" PRId64
                           "): local mesh and partition.meta disagree",
                           rank, what, g, n_global);
-      break;
-    }
-    int lo = 0, hi = p; /* starts[lo] <= g < starts[hi] */
-    while (hi - lo > 1) {
-      int mid = (lo + hi) / 2;
-      if (starts[mid] <= g)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    dest[k] = lo;
-    pl->scnt[lo]++;
+    else if (k > 0 && g < pos[src ? src[k - 1] : k - 1])
+      sorted = 0;
   }
-  if (!ierr) {
-    for (int r = 0; r < p; r++) pl->sdsp[r + 1] = pl->sdsp[r] + pl->scnt[r];
-    int *fill = pl->rdsp; /* borrowed as a cursor, reset below */
-    for (int r = 0; r < p; r++) fill[r] = pl->sdsp[r];
-    for (int32_t k = 0; k < n_mine; k++) {
-      int32_t at = fill[dest[k]]++;
-      pl->order[at] = k;
-      sbuf[at] = pos[src ? src[k] : k];
+  if (!ierr && !sorted) {
+    ierr = BIG_MALLOC(pairs, n_mine, "exchange plan");
+    if (!ierr) ierr = BIG_MALLOC(pl->order, n_mine, "exchange plan");
+    if (!ierr) {
+      for (int32_t k = 0; k < n_mine; k++) pairs[k] = (gk_t){pos[src ? src[k] : k], k};
+      qsort(pairs, (size_t)n_mine, sizeof *pairs, gk_cmp);
+      for (int32_t k = 0; k < n_mine; k++) pl->order[k] = pairs[k].k;
     }
+  }
+  int nseg = p * pl->nrounds;
+  if (!ierr) ierr = PM_MALLOC(pl->sseg, nseg + 1, "exchange plan");
+  if (!ierr) ierr = PM_MALLOC(pl->rseg, nseg + 1, "exchange plan");
+  if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
+  if (!ierr) ierr = SCRATCH_GET(sx, sizeof(xrow_t) * (size_t)(n_mine > 0 ? n_mine : 1), srow); /* warm later */
+  if (!ierr) {
+    rc = sc + p;
+    sd = rc + p;
+    rd = sd + p + 1;
+    /* Segment q = (rank r, round c) holds positions [b(q), b(q + 1)), b(q) = min(lo_r + cK, lo_r+1). */
+    int32_t i = 0;
+    for (int q = 0; q < nseg; q++) {
+      int r = q / pl->nrounds, c = q % pl->nrounds;
+      int64_t lr = slab_lo(n_global, p, r), hr = slab_lo(n_global, p, r + 1);
+      int64_t b = lr + (int64_t)c * pl->K < hr ? lr + (int64_t)c * pl->K : hr;
+      int64_t e = hr - b > pl->K ? b + pl->K : hr;
+      pl->sseg[q] = i;
+      for (; i < n_mine; i++) {
+        int64_t g = xpos(pl, xitem(pl, i));
+        if (g >= e) break;
+        srow[i] = (xrow_t)(g - b);
+      }
+    }
+    pl->sseg[nseg] = n_mine;
   }
   PM_TRY(pm_comm_agree(comm, ierr));
-  MPI_TRY(MPI_Alltoall(pl->scnt, 1, MPI_INT, pl->rcnt, 1, MPI_INT, comm));
-  pl->rdsp[0] = 0;
-  for (int r = 0; r < p && !ierr; r++) {
-    if ((int64_t)pl->rdsp[r] + pl->rcnt[r] > INT_MAX)
+  /* What comes from whom in which round, then the rows themselves. */
+  {
+    int *mine = NULL, nr = pl->nrounds;
+    ierr = PM_MALLOC(mine, nseg, "exchange counts");
+    PM_TRY(pm_comm_agree(comm, ierr));
+    for (int q = 0; q < nseg; q++) mine[q] = pl->sseg[q + 1] - pl->sseg[q];    /* destination-major */
+    int mpierr = MPI_Alltoall(mine, nr, MPI_INT, pl->rseg, nr, MPI_INT, comm); /* counts, source-major */
+    free(mine);
+    if (mpierr != MPI_SUCCESS) {
+      ierr = pm_mpi_error(mpierr, __FILE__, __LINE__, "MPI_Alltoall (exchange counts)");
+      goto cleanup;
+    }
+    int64_t total = 0;
+    sd[0] = rd[0] = 0;
+    for (int r = 0; r < p; r++) {
+      sc[r] = pl->sseg[(r + 1) * nr] - pl->sseg[r * nr];
+      sd[r + 1] = sd[r] + sc[r];
+      int64_t from_r = 0;
+      for (int c = 0; c < nr; c++) {
+        int n = pl->rseg[r * nr + c];
+        pl->rseg[r * nr + c] = (int)(total + from_r < INT_MAX ? total + from_r : INT_MAX); /* counts -> starts */
+        from_r += n;
+      }
+      rc[r] = (int)(from_r < INT_MAX ? from_r : INT_MAX);
+      total += from_r;
+      rd[r + 1] = (int)(total < INT_MAX ? total : INT_MAX);
+    }
+    pl->rseg[nseg] = (int)(total < INT_MAX ? total : INT_MAX);
+    if (total > INT_MAX)
       ierr = pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__,
                           "rank %d: more than %d %s items to write on one rank; use more ranks", rank, INT_MAX, what);
-    else
-      pl->rdsp[r + 1] = pl->rdsp[r] + pl->rcnt[r];
+    pl->n_recv = ierr ? 0 : (int32_t)total;
+    if (!ierr) ierr = BIG_MALLOC(pl->roff, pl->n_recv > 0 ? pl->n_recv : 1, "exchange plan");
+    PM_TRY(pm_comm_agree(comm, ierr));
   }
-  if (!ierr) {
-    pl->n_recv = pl->rdsp[p];
-    ierr = BIG_MALLOC(pl->roff, pl->n_recv, "exchange plan");
-  }
-  PM_TRY(pm_comm_agree(comm, ierr));
-  MPI_TRY(MPI_Alltoallv(sbuf, pl->scnt, pl->sdsp, MPI_INT64_T, pl->roff, pl->rcnt, pl->rdsp, MPI_INT64_T, comm));
-  for (int32_t k = 0; k < pl->n_recv; k++) pl->roff[k] -= pl->lo;
-  {
-    int me = rank, flags[2];
-    flags[1] = pl->scnt[me] == n_mine && pl->rcnt[me] == pl->n_recv;
-    flags[0] = flags[1] && n_mine == pl->cnt;
-    for (int32_t k = 0; k < n_mine && flags[0]; k++)
-      flags[0] = pl->order[k] == k && pl->roff[k] == k && (!src || src[k] == k);
-    int all[2] = {0, 0};
-    MPI_TRY(MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MIN, comm)); /* every rank takes the same path */
-    pl->identity = all[0];
-    pl->local_only = all[1];
-  }
+  MPI_TRY(MPI_Alltoallv(srow, sc, sd, MPI_UINT16_T, pl->roff, rc, rd, MPI_UINT16_T, comm));
   if (exact) {
-    PM_TRY(BIG_MALLOC(seen, pl->cnt, "exchange check"));
-    memset(seen, 0, (size_t)pl->cnt);
-    for (int32_t k = 0; k < pl->n_recv; k++) {
-      int64_t o = pl->roff[k];
-      PM_TRY_CHECK(o >= 0 && o < pl->cnt && !seen[o], PM_ERR_INCONSISTENT,
-                   "%s %" PRId64 " is owned by more than one rank: local meshes from different partitions?", what,
-                   pl->lo + o);
-      seen[o] = 1;
+    int64_t most = round_rows(pl, 0);
+    PM_TRY(PM_MALLOC(seen, most > 0 ? most : 1, "exchange check"));
+    for (int c = 0; c < pl->nrounds; c++) {
+      int64_t rows = round_rows(pl, c);
+      memset(seen, 0, (size_t)(most > 0 ? most : 1));
+      for (int s = 0; s < p; s++)
+        for (int j = pl->rseg[s * pl->nrounds + c]; j < pl->rseg[s * pl->nrounds + c + 1]; j++) {
+          int32_t o = pl->roff[j];
+          PM_TRY_CHECK(o >= 0 && o < rows && !seen[o], PM_ERR_INCONSISTENT,
+                       "%s %" PRId64 " is owned by more than one rank: local meshes from different partitions?", what,
+                       pl->lo + (int64_t)c * pl->K + o);
+          seen[o] = 1;
+        }
+      for (int64_t o = 0; o < rows; o++)
+        PM_TRY_CHECK(seen[o], PM_ERR_INCONSISTENT,
+                     "%s %" PRId64 " (of %" PRId64
+                     ") is owned by no rank: local meshes from different partitions, "
+                     "or not all of them loaded?",
+                     what, pl->lo + (int64_t)c * pl->K + o, n_global);
     }
-    for (int64_t o = 0; o < pl->cnt; o++)
-      PM_TRY_CHECK(seen[o], PM_ERR_INCONSISTENT,
-                   "%s %" PRId64 " (of %" PRId64 ") is owned by no rank: local meshes from different partitions, or "
-                   "not all of them loaded?",
-                   what, pl->lo + o, n_global);
   }
 cleanup:
-  free(starts);
-  free(sbuf);
-  free(dest);
+  free(sc);
+  free(pairs);
   free(seen);
   return ierr;
 }
@@ -407,149 +483,231 @@ cleanup:
   return ierr;
 }
 
-/* How xplan_forward reads item `it` (width bytes to dst); NULL getter: data[src(it)]. */
+/* How a round reads item `it` (width bytes to dst); NULL getter: data[src(it)]. */
 typedef void (*xget_t)(const void *ctx, int32_t item, void *dst);
 
-static inline void copy_w(void *dst, const void *src, int width) {
-  switch (width) { /* fixed sizes become plain moves */
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 24: memcpy(dst, src, 24); break;
-    case 40: memcpy(dst, src, 40); break;
-    default: memcpy(dst, src, (size_t)width);
+/* What a round carries: the items' data (data[src(it)] or get(ctx, it), width bytes each), or
+ * with SOURCES the rank each row comes from (int32; nothing is sent). */
+typedef struct xsrc {
+  int width;
+  const void *data;
+  xget_t get;
+  const void *ctx;
+  int sources;
+} xsrc_t;
+
+/* dst row roff[j] = src row j, j < n (rows of w bytes; the usual widths become plain moves). */
+static void rows_scatter(char *dst, const xrow_t *roff, const char *src, int32_t n, int w) {
+#define SCATTER_(W) \
+  for (int32_t j = 0; j < n; j++) memcpy(dst + (size_t)roff[j] * (W), src + (size_t)j * (W), (W))
+  switch (w) {
+    case 4:
+      SCATTER_(4);
+      break;
+    case 8:
+      SCATTER_(8);
+      break;
+    case 24:
+      SCATTER_(24);
+      break;
+    case 32:
+      SCATTER_(32);
+      break;
+    case 40:
+      SCATTER_(40);
+      break;
+    default:
+      SCATTER_((size_t)w);
   }
+#undef SCATTER_
 }
 
-/* Items -> slab: item k (data[src(k)], width bytes, or get(ctx, k)) lands at slab[position - lo].
- * Items that stay on this rank are copied directly; only the others go through MPI_Alltoallv,
- * whose buffers come from `sx`.  Collective unless the plan is local_only (then no rank calls MPI). */
-static int xplan_forward_(MPI_Comm comm, const xplan_t *pl, int width, const void *data, xget_t get,
-                          const void *ctx, void *slab, scratch_t *sx) {
-  int ierr = PM_OK, me;
-  char *sbuf = NULL, *rbuf = NULL, *out = slab;
-  int *sc = NULL, *rc = NULL;
+/* Items a..b-1 of the plan's order into dst: row j (to == NULL) or row to[j] (j = i - a). */
+static void x_pack(const xplan_t *pl, const xsrc_t *x, int a, int b, char *dst, const xrow_t *to) {
+  int w = x->width;
+  const char *d = x->data;
+  if (x->get) {
+    for (int i = a; i < b; i++) x->get(x->ctx, xitem(pl, i), dst + (size_t)(to ? to[i - a] : i - a) * w);
+    return;
+  }
+  if (!pl->order && !pl->src) { /* items a..b-1 are consecutive in the data */
+    if (to)
+      rows_scatter(dst, to, d + (size_t)a * w, b - a, w);
+    else
+      memcpy(dst, d + (size_t)a * w, (size_t)(b - a) * w);
+    return;
+  }
+#define GATHER_(W)                                                                                             \
+  for (int i = a; i < b; i++) {                                                                                \
+    int32_t it = xitem(pl, i);                                                                                 \
+    memcpy(dst + (size_t)(to ? to[i - a] : i - a) * (W), d + (size_t)(pl->src ? pl->src[it] : it) * (W), (W)); \
+  }
+  switch (w) {
+    case 4:
+      GATHER_(4);
+      break;
+    case 8:
+      GATHER_(8);
+      break;
+    case 24:
+      GATHER_(24);
+      break;
+    default:
+      GATHER_((size_t)w);
+  }
+#undef GATHER_
+}
+
+/* Round c: this rank's slab rows [cK, cK + *rows) into *out (the chunk buffer, or with an identity
+ * plan possibly the caller's array itself).  Collective unless the plan is the identity. */
+static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, const xsrc_t *x, scratch_t *chunk, scratch_t *sx,
+                       const void **out, int64_t *rows) {
+  int ierr = PM_OK, p = pl->nranks, me = pl->rank, w = x->width;
+  char *buf = NULL, *sbuf = NULL, *rbuf = NULL;
+  int *sc = NULL;
   MPI_Datatype t = MPI_DATATYPE_NULL;
-  const char *d = data;
-  if (pl->identity) { /* one pass, no plan lookups */
-    if (!get) {
-      if (pl->cnt > 0) memcpy(out, d, (size_t)pl->cnt * width);
-    } else {
-      for (int32_t k = 0; k < pl->n_mine; k++) get(ctx, k, out + (size_t)k * width);
-    }
-    return PM_OK;
-  }
-  MPI_Comm_rank(comm, &me);
-  int32_t nsend = pl->n_mine - pl->scnt[me], nrecv = pl->n_recv - pl->rcnt[me];
-  size_t sbytes = ((size_t)nsend * width + 63) / 64 * 64;
-  if (!pl->local_only) {
-    char *x = NULL;
-    ierr = SCRATCH_GET(sx, sbytes + (size_t)nrecv * width, x);
-    sbuf = x;
-    rbuf = x ? x + sbytes : NULL;
-    if (!ierr) ierr = PM_MALLOC(sc, 2 * pl->nranks, "exchange counts");
-    if (!ierr) ierr = byte_type(width, &t);
-    STEP(comm, ierr);
-  }
-  /* Send buffer without this rank's own block: displacements shift after it. */
-  int32_t s0 = pl->sdsp[me], s1 = pl->sdsp[me + 1], r0 = pl->rdsp[me];
-  for (int32_t k = 0; k < pl->n_mine; k++) {
-    int32_t it = pl->order[k];
-    char *dst;
-    if (k >= s0 && k < s1)
-      dst = out + (size_t)pl->roff[r0 + (k - s0)] * width; /* stays here */
+  const char *d = x->data;
+  double t0 = prof_now();
+  *rows = round_rows(pl, c);
+  *out = NULL;
+  if (pl->identity) {
+    int64_t first = (int64_t)c * pl->K;
+    PM_TRY(SCRATCH_GET(chunk, (size_t)(*rows > 0 ? *rows : 1) * w, buf));
+    if (x->sources)
+      for (int64_t k = 0; k < *rows; k++) ((int32_t *)buf)[k] = me;
+    else if (x->get)
+      for (int64_t k = 0; k < *rows; k++) x->get(x->ctx, (int32_t)(first + k), buf + k * w);
     else
-      dst = sbuf + (size_t)(k < s0 ? k : k - (s1 - s0)) * width;
-    if (get)
-      get(ctx, it, dst);
-    else
-      copy_w(dst, d + (size_t)(pl->src ? pl->src[it] : it) * width, width);
+      memcpy(buf, d + first * w, (size_t)(*rows * w));
+    *out = buf;
+    goto cleanup;
   }
-  if (pl->local_only) goto cleanup;
-  rc = sc + pl->nranks;
-  for (int r = 0; r < pl->nranks; r++) {
-    sc[r] = r == me ? 0 : pl->scnt[r];
-    rc[r] = r == me ? 0 : pl->rcnt[r];
+  ierr = SCRATCH_GET(chunk, (size_t)(*rows > 0 ? *rows : 1) * w, buf);
+  if (x->sources) {
+    if (!ierr)
+      for (int s = 0; s < p; s++)
+        for (int j = pl->rseg[s * pl->nrounds + c]; j < pl->rseg[s * pl->nrounds + c + 1]; j++)
+          ((int32_t *)buf)[pl->roff[j]] = s;
+    *out = buf;
+    goto cleanup; /* local: the caller agrees */
   }
-  {
-    int *sd = NULL, *rd = NULL;
-    ierr = PM_MALLOC(sd, 2 * (pl->nranks + 1), "exchange counts");
-    STEP(comm, ierr);
-    rd = sd + pl->nranks + 1;
-    sd[0] = rd[0] = 0;
-    for (int r = 0; r < pl->nranks; r++) {
-      sd[r + 1] = sd[r] + sc[r];
-      rd[r + 1] = rd[r] + rc[r];
+  int nr = pl->nrounds;
+  int64_t nsend = 0, nrecv = 0;
+  for (int r = 0; r < p; r++)
+    if (r != me) {
+      nsend += pl->sseg[r * nr + c + 1] - pl->sseg[r * nr + c];
+      nrecv += pl->rseg[r * nr + c + 1] - pl->rseg[r * nr + c];
     }
-    int mpierr = MPI_Alltoallv(sbuf, sc, sd, t, rbuf, rc, rd, t, comm);
-    free(sd);
-    if (mpierr != MPI_SUCCESS) {
-      ierr = pm_mpi_error(mpierr, __FILE__, __LINE__, "MPI_Alltoallv (redistribution to slabs)");
-      goto cleanup;
-    }
+  size_t sbytes = ((size_t)nsend * w + 63) / 64 * 64;
+  char *xb = NULL;
+  if (!ierr) ierr = SCRATCH_GET(sx, sbytes + (size_t)nrecv * w + 1, xb);
+  if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
+  if (!ierr) ierr = byte_type(w, &t);
+  STEP(comm, ierr);
+  sbuf = xb;
+  rbuf = xb + sbytes;
+  int *rc = sc + p, *sd = rc + p, *rd = sd + p + 1;
+  sd[0] = rd[0] = 0;
+  for (int r = 0; r < p; r++) {
+    int a = pl->sseg[r * nr + c], b = pl->sseg[r * nr + c + 1];
+    sc[r] = r == me ? 0 : b - a;
+    rc[r] = r == me ? 0 : pl->rseg[r * nr + c + 1] - pl->rseg[r * nr + c];
+    sd[r + 1] = sd[r] + sc[r];
+    rd[r + 1] = rd[r] + rc[r];
+    /* Items of rank r's round c: into the send buffer, or (r == me) straight to their rows. */
+    const xrow_t *to = r == me ? pl->roff + pl->rseg[me * nr + c] : NULL;
+    x_pack(pl, x, a, b, r == me ? buf : sbuf + (size_t)sd[r] * w, to);
   }
-  int32_t r1 = pl->rdsp[me + 1];
-  for (int32_t k = 0, j = 0; k < pl->n_recv; k++) {
-    if (k >= r0 && k < r1) continue;
-    copy_w(out + (size_t)pl->roff[k] * width, rbuf + (size_t)j++ * width, width);
-  }
+  MPI_TRY(MPI_Alltoallv(sbuf, sc, sd, t, rbuf, rc, rd, t, comm));
+  for (int s = 0; s < p; s++)
+    if (s != me) rows_scatter(buf, pl->roff + pl->rseg[s * nr + c], rbuf + (size_t)rd[s] * w, rc[s], w);
+  *out = buf;
 cleanup:
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   free(sc);
+  prof_[PROF_EXCHANGE] += prof_now() - t0;
   return ierr;
 }
 
-static int xplan_forward(MPI_Comm comm, const xplan_t *pl, int width, const void *data, xget_t get, const void *ctx,
-                         void *slab, scratch_t *sx) {
-  double t = prof_now();
-  int ierr = xplan_forward_(comm, pl, width, data, get, ctx, slab, sx);
-  prof_[PROF_EXCHANGE] += prof_now() - t;
-  return ierr;
-}
-
-/* Slab -> items (the reverse): data[src(k)] = slab[position(k) - lo]. */
+/* Slab -> items (the reverse): data[src(k)] = slab[position(k) - lo], the whole slab at once. */
 static int xplan_backward(MPI_Comm comm, const xplan_t *pl, int width, const void *slab, void *data) {
-  int ierr = PM_OK;
+  int ierr = PM_OK, p = pl->nranks;
   char *sbuf = NULL, *rbuf = NULL;
+  int *sc = NULL;
   MPI_Datatype t = MPI_DATATYPE_NULL;
   if (pl->identity) {
     if (pl->cnt > 0) memcpy(data, slab, (size_t)pl->cnt * width);
     return PM_OK;
   }
-  ierr = BIG_MALLOC(sbuf, (size_t)pl->n_recv * width, "exchange buffer");
-  if (!ierr) ierr = BIG_MALLOC(rbuf, (size_t)pl->n_mine * width, "exchange buffer");
+  ierr = BIG_MALLOC(sbuf, (size_t)(pl->n_recv > 0 ? pl->n_recv : 1) * width, "exchange buffer");
+  if (!ierr) ierr = BIG_MALLOC(rbuf, (size_t)(pl->n_mine > 0 ? pl->n_mine : 1) * width, "exchange buffer");
+  if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p, "exchange counts");
   if (!ierr) ierr = byte_type(width, &t);
   STEP(comm, ierr);
-  for (int32_t k = 0; k < pl->n_recv; k++)
-    memcpy(sbuf + (size_t)k * width, (const char *)slab + (size_t)pl->roff[k] * width, (size_t)width);
-  MPI_TRY(MPI_Alltoallv(sbuf, pl->rcnt, pl->rdsp, t, rbuf, pl->scnt, pl->sdsp, t, comm));
+  int *sd = sc + p, *rc = sd + p, *rd = rc + p, nr = pl->nrounds; /* received rows -> their owners */
+  for (int r = 0; r < p; r++) {
+    sd[r] = pl->rseg[r * nr];
+    sc[r] = pl->rseg[(r + 1) * nr] - pl->rseg[r * nr];
+    rd[r] = pl->sseg[r * nr];
+    rc[r] = pl->sseg[(r + 1) * nr] - pl->sseg[r * nr];
+  }
+  for (int q = 0; q < p * nr; q++) { /* q = (source, round) */
+    const char *from = (const char *)slab + (size_t)(q % nr) * pl->K * width;
+    for (int32_t k = pl->rseg[q]; k < pl->rseg[q + 1]; k++)
+      memcpy(sbuf + (size_t)k * width, from + (size_t)pl->roff[k] * width, (size_t)width);
+  }
+  MPI_TRY(MPI_Alltoallv(sbuf, sc, sd, t, rbuf, rc, rd, t, comm));
   for (int32_t k = 0; k < pl->n_mine; k++) {
-    int32_t it = pl->order[k];
+    int32_t it = xitem(pl, k);
     memcpy((char *)data + (size_t)(pl->src ? pl->src[it] : it) * width, rbuf + (size_t)k * width, (size_t)width);
   }
 cleanup:
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  free(sc);
   free(sbuf);
   free(rbuf);
   return ierr;
 }
 
-/* The source rank of each slab slot, from the plan's receive counts. */
-static void xplan_sources(const xplan_t *pl, int rank, int32_t *slab) {
-  if (pl->local_only) { /* everything in this slab is this rank's */
-    for (int64_t k = 0; k < pl->cnt; k++) slab[k] = rank;
-    return;
-  }
-  for (int r = 0; r < pl->nranks; r++)
-    for (int k = pl->rdsp[r]; k < pl->rdsp[r + 1]; k++) slab[pl->roff[k]] = r;
-}
-
 /* ------------------------------------------------------------------------------------------
  * Writing datasets */
+
+/* Write-behind state: the file (-1: none) and the byte range written since the last start. */
+typedef struct wb {
+  int fd;
+  int64_t lo, hi;
+} wb_t;
 
 typedef struct h5out {
   hid_t file, dxpl;
   const char *path; /* final name, for messages */
+  wb_t *wb;         /* NULL: no write-behind */
 } h5out_t;
+
+/* Write-behind: start the kernel's writeback of bytes just written, so that the disk works
+ * while the next rounds are prepared and the final flush (fsync) waits for less.  Advice only:
+ * errors are ignored (the fsync still makes the file durable, and checks). */
+static void wb_start(wb_t *wb) {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+  if (wb->hi > wb->lo)
+    (void)sync_file_range(wb->fd, (off64_t)wb->lo, (off64_t)(wb->hi - wb->lo), SYNC_FILE_RANGE_WRITE);
+#endif
+  wb->lo = wb->hi = 0;
+}
+
+static void write_behind(const h5out_t *o, hid_t ds, hid_t mtype, int ncols, int64_t lo, int64_t cnt) {
+  const int64_t every = 16 << 20; /* bytes: started per round, it slowed the writes */
+  wb_t *wb = o->wb;
+  if (!wb || wb->fd < 0 || cnt <= 0) return;
+  haddr_t at = H5Dget_offset(ds);
+  size_t row = H5Tget_size(mtype) * (size_t)(ncols > 0 ? ncols : 1);
+  if (at == HADDR_UNDEF || row == 0) return;
+  int64_t a = (int64_t)at + lo * (int64_t)row, b = a + cnt * (int64_t)row;
+  if (wb->hi > wb->lo && a != wb->hi) wb_start(wb); /* not adjacent: start what is pending */
+  if (wb->hi == wb->lo) wb->lo = a;
+  wb->hi = b;
+  if (wb->hi - wb->lo >= every) wb_start(wb);
+}
 
 static int write_str_attr(hid_t loc, const char *name, const char *value, const char *where) {
   int ierr = PM_OK;
@@ -588,23 +746,38 @@ static int attr_u64(hid_t loc, const char *name, uint64_t v, const char *where) 
   return write_num_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, &v, where);
 }
 
-/* Create dataset loc/name of [n_global] (ncols == 0) or [n_global x ncols] and write rows
- * [lo, lo + cnt) from buf; a rank with cnt == 0 still takes part (empty selection).
- * Collective when the file is parallel. */
-static int write_slab_(const h5out_t *o, hid_t loc, const char *gname, const char *name, hid_t ftype, hid_t mtype,
-                       int ncols, int64_t n_global, int64_t lo, int64_t cnt, const void *buf, const char *center) {
+/* Create dataset loc/name of [n_global] (ncols == 0) or [n_global x ncols], without fill
+ * values (every element is written once; filling first would double the I/O).  Collective when
+ * the file is parallel. */
+static int dset_create(const h5out_t *o, hid_t loc, const char *name, hid_t ftype, int ncols, int64_t n_global,
+                       const char *center, const char *where, hid_t *ds) {
   int ierr = PM_OK, nd = ncols > 0 ? 2 : 1;
-  hid_t fs = -1, ms = -1, dcpl = -1, ds = -1;
-  hsize_t dims[2] = {(hsize_t)n_global, (hsize_t)ncols}, start[2] = {(hsize_t)lo, 0}, count[2] = {(hsize_t)cnt,
-                                                                                                    (hsize_t)ncols};
-  static const char dummy[8];
-  char where[300];
-  snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, o->path);
+  hid_t fs = -1, dcpl = -1;
+  hsize_t dims[2] = {(hsize_t)n_global, (hsize_t)ncols};
+  (void)o;
+  *ds = -1;
   H5_TRY(fs = H5Screate_simple(nd, dims, NULL), "H5Screate_simple for %s", where);
   H5_TRY(dcpl = H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate for %s", where);
-  /* No fill values: every element is written once; filling first would double the I/O. */
   H5_TRY(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time for %s", where);
-  H5_TRY(ds = H5Dcreate2(loc, name, ftype, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT), "creating %s", where);
+  H5_TRY(*ds = H5Dcreate2(loc, name, ftype, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT), "creating %s", where);
+  if (center) PM_TRY(write_str_attr(*ds, "center", center, where));
+cleanup:
+  if (ierr) h5_close_id(ds, H5Dclose);
+  h5_close_id(&dcpl, H5Pclose);
+  h5_close_id(&fs, H5Sclose);
+  return ierr;
+}
+
+/* Rows [lo, lo + cnt) of dataset ds from buf; a rank with cnt == 0 still takes part (empty
+ * selection).  Collective when the file is parallel. */
+static int dset_put(const h5out_t *o, hid_t ds, hid_t mtype, int ncols, int64_t lo, int64_t cnt, const void *buf,
+                    const char *where) {
+  int ierr = PM_OK, nd = ncols > 0 ? 2 : 1;
+  hid_t fs = -1, ms = -1;
+  hsize_t start[2] = {(hsize_t)lo, 0}, count[2] = {(hsize_t)cnt, (hsize_t)ncols};
+  static const char dummy[8];
+  double t = prof_now();
+  H5_TRY(fs = H5Dget_space(ds), "H5Dget_space for %s", where);
   if (cnt > 0) {
     H5_TRY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL), "selecting rows of %s", where);
     H5_TRY(ms = H5Screate_simple(nd, count, NULL), "H5Screate_simple for %s", where);
@@ -615,76 +788,73 @@ static int write_slab_(const h5out_t *o, hid_t loc, const char *gname, const cha
     H5_TRY(H5Sselect_none(ms), "H5Sselect_none for %s", where);
   }
   H5_TRY(H5Dwrite(ds, mtype, ms, fs, o->dxpl, cnt > 0 ? buf : dummy), "writing %s", where);
-  if (center) PM_TRY(write_str_attr(ds, "center", center, where));
+  write_behind(o, ds, mtype, ncols, lo, cnt);
 cleanup:
-  h5_close_id(&ds, H5Dclose);
-  h5_close_id(&dcpl, H5Pclose);
   h5_close_id(&ms, H5Sclose);
   h5_close_id(&fs, H5Sclose);
-  return ierr;
-}
-
-static int write_slab(const h5out_t *o, hid_t loc, const char *gname, const char *name, hid_t ftype, hid_t mtype,
-                      int ncols, int64_t n_global, int64_t lo, int64_t cnt, const void *buf, const char *center) {
-  double t = prof_now();
-  int ierr = write_slab_(o, loc, gname, name, ftype, mtype, ncols, n_global, lo, cnt, buf, center);
   prof_[PROF_WRITE] += prof_now() - t;
   return ierr;
 }
 
-/* Element k of a slab of the global element order as ELEM_W int64: type, then node positions. */
-typedef void (*eget_t)(const void *ctx, int64_t k, int64_t *it);
-
-static void eget_array(const void *ctx, int64_t k, int64_t *it) {
-  memcpy(it, (const int64_t *)ctx + ELEM_W * k, ELEM_W * sizeof(int64_t));
+/* Dataset of [n_global (x ncols)] written at once: rows [lo, lo + cnt) from buf (the serial
+ * partition view).  Collective when the file is parallel. */
+static int write_slab(const h5out_t *o, hid_t loc, const char *gname, const char *name, hid_t ftype, hid_t mtype,
+                      int ncols, int64_t n_global, int64_t lo, int64_t cnt, const void *buf, const char *center) {
+  int ierr = PM_OK;
+  hid_t ds = -1;
+  char where[300];
+  snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, o->path);
+  PM_TRY(dset_create(o, loc, name, ftype, ncols, n_global, center, where, &ds));
+  PM_TRY(dset_put(o, ds, mtype, ncols, lo, cnt, buf, where));
+cleanup:
+  h5_close_id(&ds, H5Dclose);
+  return ierr;
 }
 
-/* Connectivity of n elements (get/ctx).  tlo/tcnt/ttot: this slab's first row, row count and
- * global row count per type. */
-/* Or all rows of one type at once (faster where the rows can be read in place). */
-typedef void (*efill_t)(const void *ctx, int type, int64_t *rows);
+static const char *const conn_names[4] = {NULL, "lines", "triangles", "quadrangles"};
 
-static int write_connectivity(const h5out_t *o, hid_t g, int64_t n, eget_t get, efill_t fill, const void *ctx,
-                              const int64_t tlo[4], const int64_t tcnt[4], const int64_t ttot[4], scratch_t *sb) {
-  static const char *names[4] = {NULL, "lines", "triangles", "quadrangles"};
-  int ierr = PM_OK, ntypes = 0;
-  int64_t *buf = NULL, it[ELEM_W];
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++) ntypes += tcnt[t] > 0;
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++) {
-    if (ttot[t] == 0) continue;
-    int nv = pm_msh_type_nodes(t);
-    PM_TRY(SCRATCH_GET(sb, sizeof(int64_t) * (size_t)tcnt[t] * nv, buf));
-    int64_t m = 0;
-    if (fill) {
-      fill(ctx, t, buf);
-    } else if (ntypes == 1 && tcnt[t] == n) { /* one type here: no filtering */
-      for (int64_t k = 0; k < n; k++, m += nv) {
-        get(ctx, k, it);
-        for (int v = 0; v < nv; v++) buf[m + v] = it[1 + v];
-      }
-    } else {
-      for (int64_t k = 0; k < n; k++) {
-        get(ctx, k, it);
-        if (it[0] == t)
-          for (int v = 0; v < nv; v++) buf[m++] = it[1 + v];
-      }
+/* n elements in transit (ELEM_W int64 each: Gmsh type, then node positions, -1 padded) -> rows
+ * per type (rows[t], nv columns; NULL for a type not written) and, where rows of triangles and
+ * quadrangles mix, XDMF's mixed list (type code, nodes).  cnt[t] and *mlen: what was added. */
+static void elem_split(const int64_t *items, int64_t n, int64_t *const rows[4], int64_t *mixed, int64_t cnt[4],
+                       int64_t *mlen) {
+  int64_t m = 0;
+  memset(cnt, 0, 4 * sizeof *cnt);
+  for (int64_t k = 0; k < n; k++, items += ELEM_W) {
+    int t = (int)items[0], nv = pm_msh_type_nodes(t);
+    if (rows[t]) memcpy(rows[t] + cnt[t] * nv, items + 1, sizeof(int64_t) * (size_t)nv);
+    cnt[t]++;
+    if (mixed) {
+      mixed[m++] = t == PM_MSH_TRI ? 4 : 5; /* XDMF cell type codes */
+      memcpy(mixed + m, items + 1, sizeof(int64_t) * (size_t)nv);
+      m += nv;
     }
-    PM_TRY(write_slab(o, g, "/mesh", names[t], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, ttot[t], tlo[t], tcnt[t], buf,
-                      NULL));
   }
-  if (ttot[PM_MSH_TRI] > 0 && ttot[PM_MSH_QUAD] > 0) {
-    int64_t len = 4 * tcnt[PM_MSH_TRI] + 5 * tcnt[PM_MSH_QUAD], m = 0;
-    PM_TRY(SCRATCH_GET(sb, sizeof(int64_t) * (size_t)len, buf));
-    for (int64_t k = 0; k < n; k++) {
-      get(ctx, k, it);
-      int t = (int)it[0], nv = pm_msh_type_nodes(t);
-      buf[m++] = t == PM_MSH_TRI ? 4 : 5; /* XDMF cell type codes */
-      for (int v = 0; v < nv; v++) buf[m++] = it[1 + v];
+  *mlen = m;
+}
+
+/* Connectivity of the n elements of a whole mesh (items as for elem_split; ttot: per type),
+ * written at once: the serial partition view. */
+static int write_connectivity(const h5out_t *o, hid_t g, const int64_t *items, int64_t n, const int64_t ttot[4],
+                              scratch_t *sb) {
+  int ierr = PM_OK, mixed = ttot[PM_MSH_TRI] > 0 && ttot[PM_MSH_QUAD] > 0;
+  int64_t *buf = NULL, *rows[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0, at = 0;
+  int64_t mtot = mixed ? 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD] : 0;
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++) at += ttot[t] * pm_msh_type_nodes(t);
+  PM_TRY(SCRATCH_GET(sb, sizeof(int64_t) * (size_t)(at + mtot + 1), buf));
+  at = 0;
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+    if (ttot[t] > 0) {
+      rows[t] = buf + at;
+      at += ttot[t] * pm_msh_type_nodes(t);
     }
-    PM_TRY(write_slab(o, g, "/mesh", "mixed", H5T_STD_I64LE, H5T_NATIVE_INT64, 0,
-                      4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], 4 * tlo[PM_MSH_TRI] + 5 * tlo[PM_MSH_QUAD], len,
-                      buf, NULL));
-  }
+  elem_split(items, n, rows, mixed ? buf + at : NULL, cnt, &mlen);
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+    if (ttot[t] > 0)
+      PM_TRY(write_slab(o, g, "/mesh", conn_names[t], H5T_STD_I64LE, H5T_NATIVE_INT64, pm_msh_type_nodes(t), ttot[t], 0,
+                        cnt[t], rows[t], NULL));
+  if (mixed)
+    PM_TRY(write_slab(o, g, "/mesh", "mixed", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, mtot, 0, mlen, buf + at, NULL));
 cleanup:
   return ierr;
 }
@@ -871,10 +1041,11 @@ struct pm_h5_series {
   const pm_local_t *local;
   const pm_meta_t *meta;
   hid_t file, dxpl;
+  wb_t wb; /* the temporary file opened for write_behind (fd -1: none) */
   char *h5path, *xmfpath, *h5tmp, *xmftmp;
   xplan_t np, ep;   /* nodes (internal), elements (owned) */
-  scratch_t slab, xbuf, conv; /* a dataset's rows, exchange buffers, connectivity by type */
-  int32_t *esel;    /* owned elements' local indices */
+  scratch_t chunk, xbuf, conv; /* a round's rows, its exchange buffers, its connectivity by type */
+  int32_t *esel;               /* owned elements' local indices (NULL: every local element is owned) */
   int node_direct;  /* local node i is global position i, for every local node */
   uint64_t mesh_fp;
   xinfo_t x;
@@ -890,6 +1061,8 @@ static int series_fail(pm_h5_series_t *s, int ierr) {
 static void series_discard(pm_h5_series_t *s) {
   if (s->file >= 0) H5Fclose(s->file);
   s->file = -1;
+  if (s->wb.fd >= 0) close(s->wb.fd);
+  s->wb.fd = -1;
   MPI_Barrier(s->comm);
   if (s->rank == 0) {
     if (s->h5tmp) remove(s->h5tmp);
@@ -901,9 +1074,11 @@ static void series_free(pm_h5_series_t **sp) {
   pm_h5_series_t *s = *sp;
   if (!s) return;
   h5_close_id(&s->dxpl, H5Pclose);
+  if (s->wb.fd >= 0) close(s->wb.fd);
+  s->wb.fd = -1;
   xplan_free(&s->np);
   xplan_free(&s->ep);
-  scratch_free(&s->slab);
+  scratch_free(&s->chunk);
   scratch_free(&s->xbuf);
   scratch_free(&s->conv);
   free(s->esel);
@@ -952,82 +1127,148 @@ static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta) {
 static void elem_get(const void *ctx, int32_t k, void *dst) { /* xget_t */
   const pm_h5_series_t *s = ctx;
   const pm_local_t *l = s->local;
-  int32_t e = s->esel[k], a = l->elem_ptr[e], n = l->elem_ptr[e + 1] - a;
+  int32_t e = s->esel ? s->esel[k] : k, a = l->elem_ptr[e], n = l->elem_ptr[e + 1] - a;
   int64_t it[ELEM_W];
   it[0] = l->elem_type[e];
   for (int v = 0; v < 4; v++) it[1 + v] = v < n ? l->node_index[l->elem_node[a + v]] : -1;
   memcpy(dst, it, sizeof it);
 }
 
-static void elem_eget(const void *ctx, int64_t k, int64_t *it) { elem_get(ctx, (int32_t)k, it); } /* eget_t */
-
-/* All rows of one type when the element plan is the identity (every element owned, in global
- * order), as an efill_t.  Where local node i is global position i (one rank) the rows are the
- * local connectivity itself, with no lookups. */
-static void elem_fill(const void *ctx, int t, int64_t *rows) {
+/* Owned element k's node positions only (nv int64): a mesh of one element type. */
+static void elem_nodes_get(const void *ctx, int32_t k, void *dst) { /* xget_t */
   const pm_h5_series_t *s = ctx;
   const pm_local_t *l = s->local;
-  int64_t m = 0;
-  for (int32_t e = 0; e < l->n_elems; e++) {
-    if (l->elem_type[e] != t) continue;
-    const int32_t *nd = l->elem_node + l->elem_ptr[e], n = l->elem_ptr[e + 1] - l->elem_ptr[e];
-    if (s->node_direct)
-      for (int32_t v = 0; v < n; v++) rows[m++] = nd[v];
-    else
-      for (int32_t v = 0; v < n; v++) rows[m++] = l->node_index[nd[v]];
+  int32_t e = s->esel ? s->esel[k] : k, a = l->elem_ptr[e], n = l->elem_ptr[e + 1] - a;
+  const int32_t *nd = l->elem_node + a;
+  int64_t it[4];
+  for (int32_t v = 0; v < 4; v++) it[v] = v < n ? (s->node_direct ? nd[v] : l->node_index[nd[v]]) : 0;
+  switch (n) { /* fixed sizes become plain moves */
+    case 2:
+      memcpy(dst, it, 16);
+      break;
+    case 3:
+      memcpy(dst, it, 24);
+      break;
+    default:
+      memcpy(dst, it, 32);
   }
+}
+
+/* Dataset loc/name of [n_global] (ncols 0) or [n_global x ncols] from what x carries through
+ * plan pl, a round at a time.  Collective: every rank creates it and makes one H5Dwrite per
+ * round, with an empty selection where it has no rows. */
+static int write_rows(pm_h5_series_t *s, hid_t loc, const char *gname, const char *name, hid_t ftype, hid_t mtype,
+                      int ncols, const xplan_t *pl, const xsrc_t *x, const char *center) {
+  int ierr = PM_OK;
+  hid_t ds = -1;
+  h5out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
+  char where[300];
+  snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, s->h5path);
+  STEP(s->comm, dset_create(&o, loc, name, ftype, ncols, pl->n_global, center, where, &ds));
+  for (int c = 0; c < pl->nrounds; c++) {
+    const void *buf = NULL;
+    int64_t rows = 0;
+    STEP(s->comm, xplan_round(s->comm, pl, c, x, &s->chunk, &s->xbuf, &buf, &rows));
+    STEP(s->comm, dset_put(&o, ds, mtype, ncols, pl->lo + (int64_t)c * pl->K, rows, buf, where));
+  }
+cleanup:
+  h5_close_id(&ds, H5Dclose);
+  return ierr;
+}
+
+/* Connectivity: one dataset per element type; where triangles and quadrangles mix, also XDMF's
+ * mixed list.  Each rank counts the elements of each type in its slab of the global element
+ * order, and an MPI_Exscan over those counts places its rows.  Collective. */
+static int write_elements(pm_h5_series_t *s, hid_t g) {
+  const pm_local_t *l = s->local;
+  const xplan_t *ep = &s->ep;
+  h5out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
+  int ierr = PM_OK, p = s->nranks, ntypes = 0, one = 0;
+  int64_t own[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0}, tcnt[4] = {0, 0, 0, 0}, tlo[4] = {0, 0, 0, 0};
+  int64_t *per = NULL, done[4] = {0, 0, 0, 0}, mdone = 0;
+  hid_t ds[4] = {-1, -1, -1, -1}, dm = -1;
+  char where[300];
+  for (int32_t k = 0; k < ep->n_mine; k++) own[l->elem_type[s->esel ? s->esel[k] : k]]++;
+  MPI_TRY(MPI_Allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  memcpy(s->x.ttot, ttot, sizeof ttot);
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+    if (ttot[t] > 0) {
+      ntypes++;
+      one = t;
+    }
+  if (ntypes == 1) { /* the usual mesh: the slab's rows are the dataset's rows, positions only */
+    int nv = pm_msh_type_nodes(one);
+    xsrc_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s, 0};
+    STEP(s->comm, write_rows(s, g, "/mesh", conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, ep, &x, NULL));
+    goto cleanup;
+  }
+  /* Mixed: the slab's count per type, from what each rank sends to it. */
+  if (ep->identity) {
+    memcpy(tcnt, own, sizeof own);
+  } else {
+    ierr = PM_CALLOC(per, 8 * (size_t)p, "element counts");
+    STEP(s->comm, ierr);
+    for (int r = 0; r < p; r++)
+      for (int i = ep->sseg[r * ep->nrounds]; i < ep->sseg[(r + 1) * ep->nrounds]; i++)
+        per[4 * r + l->elem_type[s->esel ? s->esel[xitem(ep, i)] : xitem(ep, i)]]++;
+    MPI_TRY(MPI_Alltoall(per, 4, MPI_INT64_T, per + 4 * p, 4, MPI_INT64_T, s->comm));
+    for (int r = 0; r < p; r++)
+      for (int t = 0; t < 4; t++) tcnt[t] += per[4 * p + 4 * r + t];
+  }
+  MPI_TRY(MPI_Exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  if (s->rank == 0) memset(tlo, 0, sizeof tlo);
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+    if (ttot[t] > 0) {
+      snprintf(where, sizeof where, "dataset /mesh/%s of %s", conn_names[t], s->h5path);
+      STEP(s->comm,
+           dset_create(&o, g, conn_names[t], H5T_STD_I64LE, pm_msh_type_nodes(t), ttot[t], NULL, where, &ds[t]));
+    }
+  snprintf(where, sizeof where, "dataset /mesh/mixed of %s", s->h5path);
+  STEP(s->comm,
+       dset_create(&o, g, "mixed", H5T_STD_I64LE, 0, 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], NULL, where, &dm));
+  xsrc_t x = {(int)sizeof(int64_t) * ELEM_W, NULL, elem_get, s, 0};
+  for (int c = 0; c < ep->nrounds; c++) {
+    const void *buf = NULL;
+    int64_t rows = 0, *split = NULL, *tr[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0;
+    STEP(s->comm, xplan_round(s->comm, ep, c, &x, &s->chunk, &s->xbuf, &buf, &rows));
+    STEP(s->comm, SCRATCH_GET(&s->conv, sizeof(int64_t) * (size_t)(12 * rows + 1), split));
+    tr[PM_MSH_TRI] = split;
+    tr[PM_MSH_QUAD] = split + 3 * rows;
+    elem_split(buf, rows, tr, split + 7 * rows, cnt, &mlen);
+    for (int t = PM_MSH_TRI; t <= PM_MSH_QUAD; t++) {
+      snprintf(where, sizeof where, "dataset /mesh/%s of %s", conn_names[t], s->h5path);
+      STEP(s->comm,
+           dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_msh_type_nodes(t), tlo[t] + done[t], cnt[t], tr[t], where));
+      done[t] += cnt[t];
+    }
+    snprintf(where, sizeof where, "dataset /mesh/mixed of %s", s->h5path);
+    STEP(s->comm, dset_put(&o, dm, H5T_NATIVE_INT64, 0, 4 * tlo[PM_MSH_TRI] + 5 * tlo[PM_MSH_QUAD] + mdone, mlen,
+                           split + 7 * rows, where));
+    mdone += mlen;
+  }
+cleanup:
+  for (int t = 0; t < 4; t++) h5_close_id(&ds[t], H5Dclose);
+  h5_close_id(&dm, H5Dclose);
+  free(per);
+  return ierr;
 }
 
 /* Mesh, global ids and owner ranks.  Collective. */
 static int series_write_mesh(pm_h5_series_t *s) {
   const pm_local_t *l = s->local;
-  h5out_t o = {s->file, s->dxpl, s->h5path};
   int ierr = PM_OK;
   hid_t g = -1, gf = -1;
-  double *xyz = NULL;
-  int64_t *i64 = NULL, *epos = NULL;
-  int32_t *i32 = NULL;
-  int64_t tcnt[4] = {0, 0, 0, 0}, tlo[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0};
-
   H5_STEP(s->comm, g = H5Gcreate2(s->file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group /mesh in %s",
-         s->h5path);
-  H5_STEP(s->comm, gf = H5Gcreate2(s->file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group /fields in %s",
-         s->h5path);
-
-  /* Nodes. */
-  const xplan_t *np = &s->np;
-  STEP(s->comm, SCRATCH_GET(&s->slab, 3 * sizeof(double) * (size_t)np->cnt, xyz));
-  STEP(s->comm, xplan_forward(s->comm, np, 3 * sizeof(double), l->xyz, NULL, NULL, xyz, &s->xbuf));
-  STEP(s->comm, write_slab(&o, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, np->n_global, np->lo,
-                    np->cnt, xyz, NULL));
-  STEP(s->comm, SCRATCH_GET(&s->slab, sizeof(int64_t) * (size_t)np->cnt, i64));
-  STEP(s->comm, xplan_forward(s->comm, np, sizeof(int64_t), l->gid, NULL, NULL, i64, &s->xbuf));
-  STEP(s->comm, write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, np->n_global, np->lo, np->cnt,
-                    i64, "node"));
-  STEP(s->comm, SCRATCH_GET(&s->slab, sizeof(int32_t) * (size_t)np->cnt, i32));
-  xplan_sources(np, s->rank, i32);
-  STEP(s->comm, write_slab(&o, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, np->n_global, np->lo, np->cnt,
-                    i32, "node"));
-
-  /* Elements: type and node positions travel to the slab of the global element order. */
-  const xplan_t *ep = &s->ep;
-  if (ep->identity) { /* the owned elements are this rank's slab, in order: read them in place */
-    for (int32_t k = 0; k < ep->n_mine; k++) tcnt[l->elem_type[s->esel[k]]]++;
-  } else {
-    STEP(s->comm, SCRATCH_GET(&s->slab, ELEM_W * sizeof(int64_t) * (size_t)ep->cnt, epos));
-    STEP(s->comm, xplan_forward(s->comm, ep, ELEM_W * sizeof(int64_t), NULL, elem_get, s, epos, &s->xbuf));
-    for (int64_t k = 0; k < ep->cnt; k++) tcnt[epos[ELEM_W * k]]++;
-  }
-  MPI_TRY(MPI_Exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
-  if (s->rank == 0) memset(tlo, 0, sizeof tlo);
-  MPI_TRY(MPI_Allreduce(tcnt, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
-  STEP(s->comm, ep->identity ? write_connectivity(&o, g, ep->cnt, elem_eget, elem_fill, s, tlo, tcnt, ttot, &s->conv)
-                              : write_connectivity(&o, g, ep->cnt, eget_array, NULL, epos, tlo, tcnt, ttot, &s->conv));
-  memcpy(s->x.ttot, ttot, sizeof ttot);
-  STEP(s->comm, SCRATCH_GET(&s->slab, sizeof(int32_t) * (size_t)ep->cnt, i32));
-  xplan_sources(ep, s->rank, i32);
-  STEP(s->comm, write_slab(&o, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, ep->n_global, ep->lo, ep->cnt,
-                    i32, "cell"));
+          s->h5path);
+  H5_STEP(s->comm, gf = H5Gcreate2(s->file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+          "creating group /fields in %s", s->h5path);
+  xsrc_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, 0}, gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, 0};
+  xsrc_t from = {(int)sizeof(int32_t), NULL, NULL, NULL, 1};
+  STEP(s->comm, write_rows(s, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, &s->np, &xyz, NULL));
+  STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &s->np, &gid, "node"));
+  STEP(s->comm, write_rows(s, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, &s->np, &from, "node"));
+  STEP(s->comm, write_elements(s, g));
+  STEP(s->comm, write_rows(s, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, &s->ep, &from, "cell"));
 cleanup:
   h5_close_id(&g, H5Gclose);
   h5_close_id(&gf, H5Gclose);
@@ -1045,6 +1286,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   PM_TRY(PM_CALLOC(s, 1, "HDF5 series"));
   s->comm = MPI_COMM_NULL;
   s->file = s->dxpl = -1;
+  s->wb.fd = -1;
   MPI_TRY(MPI_Comm_dup(comm, &s->comm));
   MPI_TRY(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
   MPI_Comm_rank(s->comm, &s->rank);
@@ -1066,11 +1308,13 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   int32_t nown = 0;
   if (!ierr) {
     for (int32_t e = 0; e < l->n_elems; e++) nown += l->elem_owner[e] == s->rank;
-    ierr = BIG_MALLOC(s->esel, nown > 0 ? nown : 1, "owned elements");
-    nown = 0;
-    if (!ierr)
-      for (int32_t e = 0; e < l->n_elems; e++)
-        if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
+    if (nown < l->n_elems) { /* else esel stays NULL: owned element k is local element k */
+      ierr = BIG_MALLOC(s->esel, nown > 0 ? nown : 1, "owned elements");
+      nown = 0;
+      if (!ierr)
+        for (int32_t e = 0; e < l->n_elems; e++)
+          if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
+    }
   }
   if (!ierr) {
     int32_t nl = l->n_total + l->n_aux, i = 0;
@@ -1079,8 +1323,12 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
   /* The plans' exchanges are collective: every rank builds both, then one agreement. */
-  ierr = xplan_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, 1, "node", &s->np);
-  int ierr2 = xplan_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, 1, "element", &s->ep);
+  int64_t rows = 0;
+  PM_TRY(rows_per_round(s->comm, &rows));
+  ierr =
+      xplan_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, rows, 1, "node", &s->xbuf, &s->np);
+  int ierr2 =
+      xplan_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, rows, 1, "element", &s->xbuf, &s->ep);
   if (!ierr) ierr = ierr2;
   PM_TRY(pm_comm_agree(s->comm, ierr));
   /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
@@ -1103,6 +1351,9 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->file = H5Fcreate(s->h5tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   ierr = s->file < 0 ? h5_error(__FILE__, __LINE__, "creating %s (temporary name of %s)", s->h5tmp, h5path) : PM_OK;
   PM_TRY(pm_comm_agree(s->comm, ierr));
+  /* Write-behind (PMESH_H5_WRITE_BEHIND=0 turns it off): -1 also when the open fails. */
+  const char *wbe = getenv("PMESH_H5_WRITE_BEHIND");
+  s->wb.fd = wbe && strcmp(wbe, "0") == 0 ? -1 : open(s->h5tmp, O_RDONLY | O_CLOEXEC);
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
   PM_TRY(add_xfield(&s->x, &s->xcap, -1, "/mesh/global_id", "global_id", 0, 2));
@@ -1125,8 +1376,6 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
                          int nfields) {
   int ierr = PM_OK;
   hid_t g = -1;
-  char *slab = NULL;
-  h5out_t o = {s->file, s->dxpl, s->h5path};
   /* Names first (same on every rank), then data pointers (this rank's). */
   for (int f = 0; f < nfields && !ierr; f++) {
     const char *nm = fields[f].name;
@@ -1153,12 +1402,10 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
   for (int f = 0; f < nfields; f++) {
     const pm_h5_field_t *fd = &fields[f];
     const xplan_t *pl = fd->on_elements ? &s->ep : &s->np;
-    int width = fd->is_int ? 4 : 8;
-    STEP(s->comm, SCRATCH_GET(&s->slab, (size_t)width * pl->cnt, slab));
-    STEP(s->comm, xplan_forward(s->comm, pl, width, fd->data, NULL, NULL, slab, &s->xbuf));
-    STEP(s->comm, write_slab(&o, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
-                      fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, pl->n_global, pl->lo, pl->cnt, slab,
-                      fd->on_elements ? "cell" : "node"));
+    xsrc_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL, 0};
+    STEP(s->comm,
+         write_rows(s, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
+                    fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, pl, &x, fd->on_elements ? "cell" : "node"));
     char dset[96];
     snprintf(dset, sizeof dset, "%s/%s", gname, fd->name);
     STEP(s->comm, add_xfield(&s->x, &s->xcap, step, dset, fd->name, fd->on_elements, fd->is_int ? 1 : 0));
@@ -1270,6 +1517,7 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
       if (!threaded) xmf_job_run(&job);
     }
     prof_[PROF_XMF] += prof_now() - t;
+    if (s->wb.fd >= 0) wb_start(&s->wb);
     /* Flush to disk (MPI_File_sync) before the rename makes the file the result. */
     t = prof_now();
     if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0) ierr = h5_error(__FILE__, __LINE__, "flushing %s", s->h5tmp);
@@ -1357,6 +1605,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
   MPI_Comm c = MPI_COMM_NULL;
   hid_t fapl = -1, dxpl = -1, file = -1, root = -1, ds = -1, fs = -1, ms = -1, at = -1, st = -1;
   xplan_t pl;
+  scratch_t plan_tmp = {NULL, 0};
   double *slab = NULL;
   uint64_t mine_fp = 0, file_fp = 0;
   int64_t nsteps = 0;
@@ -1389,8 +1638,10 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
   PM_TRY(pm_comm_agree(c, ierr));
   /* With a stored fingerprint the plan checks that the local meshes cover the nodes exactly (what
    * hashing them would have checked). */
-  ierr = xplan_create(c, meta->global_nodes, l->n_internal, l->node_index, NULL, meta->has_mesh_fingerprint, "node",
-                      &pl);
+  int64_t rows = 0;
+  PM_TRY(rows_per_round(c, &rows));
+  ierr = xplan_create(c, meta->global_nodes, l->n_internal, l->node_index, NULL, rows, meta->has_mesh_fingerprint,
+                      "node", &plan_tmp, &pl);
   PM_TRY(pm_comm_agree(c, ierr));
   if (meta->has_mesh_fingerprint)
     mine_fp = meta->mesh_fingerprint;
@@ -1485,6 +1736,7 @@ cleanup:
   h5_close_id(&dxpl, H5Pclose);
   h5_close_id(&fapl, H5Pclose);
   xplan_free(&pl);
+  scratch_free(&plan_tmp);
   free(slab);
   if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
   h5_quiet_end(&q);
@@ -1501,14 +1753,14 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   char *h5tmp = NULL, *xmftmp = NULL;
   int64_t *e = NULL;
   int32_t *epart = NULL;
-  int64_t zero[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0};
+  int64_t ttot[4] = {0, 0, 0, 0};
   xinfo_t x;
   int xcap = 0;
   scratch_t conv = {NULL, 0};
   h5_quiet_t q;
   memset(&x, 0, sizeof x);
   h5_quiet_begin(&q);
-  h5out_t o = {-1, H5P_DEFAULT, h5path};
+  h5out_t o = {-1, H5P_DEFAULT, h5path, NULL};
   PM_TRY_CHECK(m && part && h5path && m->n_nodes > 0 && m->n_elems > 0, PM_ERR_ARG,
                "pm_h5_write_partition: empty mesh or missing argument");
   PM_TRY(tmp_name(h5path, (long)getpid(), &h5tmp));
@@ -1536,7 +1788,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
                     m->xyz, NULL));
   PM_TRY(write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, m->n_nodes, 0, m->n_nodes,
                     m->node_gid, "node"));
-  PM_TRY(write_connectivity(&o, g, m->n_elems, eget_array, NULL, e, zero, ttot, ttot, &conv));
+  PM_TRY(write_connectivity(&o, g, e, m->n_elems, ttot, &conv));
   PM_TRY(write_slab(&o, gf, "/fields", "part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_nodes, 0, m->n_nodes, part,
                     "node"));
   PM_TRY(write_slab(&o, gf, "/fields", "elem_part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_elems, 0, m->n_elems,

@@ -22,6 +22,8 @@ endforeach()
 # np; partition --view; atomic replacement; an empty-selection case.
 pmesh_script(h5_invariance h5/invariance.sh LABELS "h5" TIMEOUT 900)
 # Opens the .xmf in ParaView (pvpython) when it is installed; skipped otherwise.
+# Rounds of a few rows (PMESH_H5_ROWS) and shuffled local orders write the same files.
+pmesh_script(h5_rounds h5/rounds.sh LABELS "h5" TIMEOUT 900)
 pmesh_script(h5_paraview h5/paraview.sh LABELS "h5")
 set_tests_properties(h5_paraview PROPERTIES SKIP_RETURN_CODE 77)
 

@@ -1,8 +1,10 @@
 /* test_h5.c - MPI driver for pm_h5: writes results of a partition directory, reads them back.
  *
- *   test_h5 write  DIR OUT        OUT.h5/.xmf: u = x + 2y + 3 (nodal), cx = element centroid x
+ *   test_h5 write  DIR OUT [--time | --shuffle]
+ *                                 OUT.h5/.xmf: u = x + 2y + 3 (nodal), cx = element centroid x
  *                                 (cell), tag = Gmsh element tag (cell, int32); prints the mesh
- *                                 fingerprint, seconds and bytes written
+ *                                 fingerprint (--time: and the seconds and bytes written;
+ *                                 --shuffle: each rank reverses its internal nodes and elements first)
  *   test_h5 series DIR OUT        OUT.h5/.xmf: 3 steps at t = 0.5, 1, 1.5 with u = (k+1)(x + 2y + 3)
  *   test_h5 read   DIR FILE [STEP [FACTOR [NAME]]]
  *                                 pm_h5_read_field (default: step -1, factor 1, field u) and check
@@ -59,7 +61,61 @@ static int make_fields(const pm_local_t *l, double f, double **u, double **cx, i
   return PM_OK;
 }
 
-static int do_write(const char *dir, const char *out, int timed) {
+/* Reverse the local order of the internal nodes and of the elements (what pm_h5 sees of them),
+ * so that no rank lists its items in global order: the output must not change. */
+static int shuffle(pm_local_t *l) {
+  int32_t n = l->n_internal, ne = l->n_elems, *perm = NULL, *ptr = NULL, *node = NULL;
+  int ierr = PM_MALLOC(perm, (size_t)l->n_total + l->n_aux + 1, "shuffle");
+  if (!ierr) ierr = PM_MALLOC(ptr, (size_t)ne + 1, "shuffle");
+  if (!ierr) ierr = PM_MALLOC(node, (size_t)l->elem_ptr[ne] + 1, "shuffle");
+  if (ierr) goto done;
+  for (int32_t i = 0; i < l->n_total + l->n_aux; i++) perm[i] = i < n ? n - 1 - i : i;
+  for (int32_t i = 0; i < n / 2; i++) {
+    int32_t j = n - 1 - i;
+    int64_t t = l->gid[i];
+    l->gid[i] = l->gid[j];
+    l->gid[j] = t;
+    t = l->node_index[i];
+    l->node_index[i] = l->node_index[j];
+    l->node_index[j] = t;
+    for (int d = 0; d < 3; d++) {
+      double x = l->xyz[3 * i + d];
+      l->xyz[3 * i + d] = l->xyz[3 * j + d];
+      l->xyz[3 * j + d] = x;
+    }
+  }
+  for (int32_t k = 0; k < l->export_index[l->n_neib]; k++) l->export_item[k] = perm[l->export_item[k]];
+  ptr[0] = 0;
+  for (int32_t e = 0; e < ne; e++) { /* new element e is old element ne - 1 - e */
+    int32_t o = ne - 1 - e, a = l->elem_ptr[o], b = l->elem_ptr[o + 1];
+    ptr[e + 1] = ptr[e] + (b - a);
+    for (int32_t k = a; k < b; k++) node[ptr[e] + (k - a)] = perm[l->elem_node[k]];
+  }
+  for (int32_t e = 0; e < ne / 2; e++) {
+    int32_t o = ne - 1 - e;
+    int8_t ty = l->elem_type[e];
+    l->elem_type[e] = l->elem_type[o];
+    l->elem_type[o] = ty;
+    int64_t t = l->elem_gid[e];
+    l->elem_gid[e] = l->elem_gid[o];
+    l->elem_gid[o] = t;
+    t = l->elem_index[e];
+    l->elem_index[e] = l->elem_index[o];
+    l->elem_index[o] = t;
+    int32_t w = l->elem_owner[e];
+    l->elem_owner[e] = l->elem_owner[o];
+    l->elem_owner[o] = w;
+  }
+  memcpy(l->elem_ptr, ptr, sizeof(int32_t) * ((size_t)ne + 1));
+  memcpy(l->elem_node, node, sizeof(int32_t) * (size_t)ptr[ne]);
+done:
+  free(perm);
+  free(ptr);
+  free(node);
+  return ierr;
+}
+
+static int do_write(const char *dir, const char *out, int timed, int shuffled) {
   pm_local_t *l = NULL;
   pm_meta_t *m = NULL;
   double *u = NULL, *cx = NULL;
@@ -67,6 +123,7 @@ static int do_write(const char *dir, const char *out, int timed) {
   char h5[4400], xmf[4400];
   uint64_t fp = 0;
   int ierr = load(dir, &l, &m);
+  if (!ierr && shuffled) ierr = pm_comm_agree(MPI_COMM_WORLD, shuffle(l));
   if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
   if (!ierr) ierr = pm_h5_mesh_fingerprint(MPI_COMM_WORLD, l, m, &fp);
   /* The fingerprint partition stored (from the global mesh) is the one the local meshes give. */
@@ -184,7 +241,8 @@ int main(int argc, char **argv) {
   int ierr = PM_OK;
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "write") == 0 && argc >= 4) {
-    ierr = do_write(argv[2], argv[3], argc > 4 && strcmp(argv[4], "--time") == 0);
+    ierr = do_write(argv[2], argv[3], argc > 4 && strcmp(argv[4], "--time") == 0,
+                    argc > 4 && strcmp(argv[4], "--shuffle") == 0);
   } else if (strcmp(mode, "series") == 0 && argc == 4) {
     ierr = do_series(argv[2], argv[3], 0);
   } else if (strcmp(mode, "abandon") == 0 && argc == 4) {
@@ -199,7 +257,7 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "all") == 0 && argc == 3) {
     char out[64];
     snprintf(out, sizeof out, "unit_h5_np%d", nranks_);
-    ierr = do_write(argv[2], out, 0);
+    ierr = do_write(argv[2], out, 0, 0);
     if (!ierr) {
       char f[80];
       snprintf(f, sizeof f, "%s.h5", out);
