@@ -483,8 +483,10 @@ cleanup:
   return ierr;
 }
 
-/* How a round reads item `it` (width bytes to dst); NULL getter: data[src(it)]. */
-typedef void (*xget_t)(const void *ctx, int32_t item, void *dst);
+/* How a round reads items computed on the fly: items i = a..b-1 of the plan's order (item
+ * xitem(pl, i)) to rows of w bytes, row i - a of dst (to == NULL) or row to[i - a]. */
+struct xplan;
+typedef void (*xget_t)(const void *ctx, const struct xplan *pl, int a, int b, char *dst, const xrow_t *to, int w);
 
 /* What a round carries: the items' data (data[src(it)] or get(ctx, it), width bytes each), or
  * with SOURCES the rank each row comes from (int32; nothing is sent). */
@@ -527,7 +529,7 @@ static void x_pack(const xplan_t *pl, const xsrc_t *x, int a, int b, char *dst, 
   int w = x->width;
   const char *d = x->data;
   if (x->get) {
-    for (int i = a; i < b; i++) x->get(x->ctx, xitem(pl, i), dst + (size_t)(to ? to[i - a] : i - a) * w);
+    x->get(x->ctx, pl, a, b, dst, to, w);
     return;
   }
   if (!pl->order && !pl->src) { /* items a..b-1 are consecutive in the data */
@@ -576,7 +578,7 @@ static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, const xsrc_t *x,
     if (x->sources)
       for (int64_t k = 0; k < *rows; k++) ((int32_t *)buf)[k] = me;
     else if (x->get)
-      for (int64_t k = 0; k < *rows; k++) x->get(x->ctx, (int32_t)(first + k), buf + k * w);
+      x->get(x->ctx, pl, (int)first, (int)(first + *rows), buf, NULL, w);
     else
       memcpy(buf, d + first * w, (size_t)(*rows * w));
     *out = buf;
@@ -1123,34 +1125,40 @@ static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta) {
   return PM_OK;
 }
 
-/* Owned element k in transit: type, then its nodes' global positions (-1 pads). */
-static void elem_get(const void *ctx, int32_t k, void *dst) { /* xget_t */
+/* Owned elements in transit (an xget_t): type, then the nodes' global positions (-1 pads). */
+static void elem_get(const void *ctx, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to, int w) {
   const pm_h5_series_t *s = ctx;
   const pm_local_t *l = s->local;
-  int32_t e = s->esel ? s->esel[k] : k, a = l->elem_ptr[e], n = l->elem_ptr[e + 1] - a;
-  int64_t it[ELEM_W];
-  it[0] = l->elem_type[e];
-  for (int v = 0; v < 4; v++) it[1 + v] = v < n ? l->node_index[l->elem_node[a + v]] : -1;
-  memcpy(dst, it, sizeof it);
+  for (int i = a; i < b; i++) {
+    int32_t k = xitem(pl, i), e = s->esel ? s->esel[k] : k, at = l->elem_ptr[e], n = l->elem_ptr[e + 1] - at;
+    int64_t it[ELEM_W];
+    it[0] = l->elem_type[e];
+    for (int v = 0; v < 4; v++) it[1 + v] = v < n ? l->node_index[l->elem_node[at + v]] : -1;
+    memcpy(dst + (size_t)(to ? to[i - a] : i - a) * w, it, sizeof it);
+  }
 }
 
-/* Owned element k's node positions only (nv int64): a mesh of one element type. */
-static void elem_nodes_get(const void *ctx, int32_t k, void *dst) { /* xget_t */
+/* Owned elements' node positions only, nv = w / 8 of them (an xget_t): a mesh of one type. */
+static void elem_nodes_get(const void *ctx, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to, int w) {
   const pm_h5_series_t *s = ctx;
   const pm_local_t *l = s->local;
-  int32_t e = s->esel ? s->esel[k] : k, a = l->elem_ptr[e], n = l->elem_ptr[e + 1] - a;
-  const int32_t *nd = l->elem_node + a;
-  int64_t it[4];
-  for (int32_t v = 0; v < 4; v++) it[v] = v < n ? (s->node_direct ? nd[v] : l->node_index[nd[v]]) : 0;
-  switch (n) { /* fixed sizes become plain moves */
-    case 2:
-      memcpy(dst, it, 16);
-      break;
-    case 3:
-      memcpy(dst, it, 24);
-      break;
-    default:
-      memcpy(dst, it, 32);
+  const int32_t *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
+  const int64_t *ni = l->node_index;
+  int nv = w / (int)sizeof(int64_t);
+  for (int i = a; i < b; i++) {
+    int32_t k = xitem(pl, i);
+    const int32_t *nd = en + ptr[esel ? esel[k] : k];
+    int64_t it[4];
+    char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
+    if (nv == 3) { /* the usual case, straight-line */
+      it[0] = ni[nd[0]];
+      it[1] = ni[nd[1]];
+      it[2] = ni[nd[2]];
+      memcpy(o, it, 3 * sizeof(int64_t));
+    } else {
+      for (int v = 0; v < nv; v++) it[v] = s->node_direct ? nd[v] : ni[nd[v]];
+      memcpy(o, it, (size_t)w);
+    }
   }
 }
 
