@@ -153,18 +153,18 @@ static double prof_now(void) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * Large buffers (plans, slabs, exchange buffers) on transparent huge pages where the kernel
- * offers them.  Measured on the benchmark machine (a virtual machine): the first touch of a
- * fresh 4 KiB page costs ~15 us and the kernel's first read of a user page in write() another
- * ~7 us, so 120 MB of fresh buffers cost ~0.5 s and writing them ~0.2 s, several times the
- * write itself; with 2 MiB pages (madvise) both nearly vanish.  Free with free(). */
+ * Buffers from 256 KiB (plans, rounds, exchange buffers) on transparent huge pages where the
+ * kernel offers them.  Measured on the benchmark machine (a virtual machine): the first touch
+ * of a fresh 4 KiB page costs ~15 us, so 120 MB of fresh buffers cost ~0.5 s, several times the
+ * write itself; 2 MiB pages (madvise) cost 0.01-0.19 s per 124 MB depending on the host, hence
+ * the rounds, which reuse a few MB.  Free with free(). */
 
 static int big_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
   const size_t huge = (size_t)2 << 20;
   size_t bytes = n * size;
   *ptr = NULL;
   if (size && n > SIZE_MAX / size) return pm_malloc_(ptr, n, size, what, file, line); /* reports */
-  if (bytes < huge) return pm_malloc_(ptr, n, size, what, file, line);
+  if (bytes < huge / 8) return pm_malloc_(ptr, n, size, what, file, line); /* from 256 KiB: a huge page */
   bytes = (bytes + huge - 1) / huge * huge;
   if (posix_memalign(ptr, huge, bytes) != 0) {
     *ptr = NULL;
@@ -186,13 +186,15 @@ typedef struct scratch {
 } scratch_t;
 
 static int scratch_get_(scratch_t *b, size_t bytes, void **out, const char *file, int line) {
-  if (bytes > b->size || !b->p) {
+  if (bytes > b->size || !b->p) { /* grown at least 2x, to a 2 MiB page at least: few fresh pages */
+    size_t want = bytes > 2 * b->size ? bytes : 2 * b->size;
+    if (want < ((size_t)2 << 20)) want = (size_t)2 << 20;
     free(b->p);
     b->p = NULL;
     b->size = 0;
-    int ierr = big_malloc_(&b->p, bytes ? bytes : 1, 1, "HDF5 output buffer", file, line);
+    int ierr = big_malloc_(&b->p, want, 1, "HDF5 output buffer", file, line);
     if (ierr) return ierr;
-    b->size = bytes;
+    b->size = want;
   }
   *out = b->p;
   return PM_OK;
