@@ -14,8 +14,11 @@
 # previous out*.h5 is removed and the disk synced before it.  REPLACE=1 keeps the previous result
 # in place, so the timed write also pays for deleting it (the rename drops the old file; on the
 # benchmark VM deleting a 120 MB file takes 0.07-0.13 s).
-# Reports medians and the bandwidth ratio (target >= 0.75), and pm_h5's phase split
-# (PMESH_H5_PROFILE) of the median run.
+# NOWB=1 also runs np = 1 and 2 with the write-behind off (PMESH_H5_WRITE_BEHIND=0; rows
+# 1-nowb, 2-nowb), to see what it brings.  The disk of the benchmark VM has slow phases (dd
+# 0.09 s, then 0.25-0.29 s for the same 124 MB): compare only figures of the same run.
+# Reports medians and the bandwidth ratio (target >= 0.75), and every run's phase split
+# (PMESH_H5_PROFILE).
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -34,17 +37,22 @@ for np in 1 2; do
   [ -f big$np/partition.meta ] || "$BUILD/partition" "$MESH" $np -o big$np --quiet
 done
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+VARIANTS="1 2"
+[ "${NOWB:-0}" = 1 ] && VARIANTS="1 2 1-nowb 2-nowb"
 median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 : > runs.txt
 i=1
 while [ $i -le "$REP" ]; do
-  for np in 1 2; do
+  for v in $VARIANTS; do
+    np=${v%%-*}
+    wb=1; [ "$v" = "$np" ] || wb=0
     [ "${REPLACE:-0}" = 1 ] || rm -f out$np.h5 out$np.xmf
     sync
-    PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/tests/test_h5" write big$np out$np --time > run.txt 2> prof.txt
+    PMESH_H5_WRITE_BEHIND=$wb PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/tests/test_h5" write big$np out$np --time \
+      > run.txt 2> prof.txt
     sec=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\1/p' run.txt)
     bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
-    echo "h5 np$np $sec $bytes $(cat prof.txt | sed 's/^pm_h5 profile (rank 0, s): //')" >> runs.txt
+    echo "h5 np$v $sec $bytes $(cat prof.txt | sed 's/^pm_h5 profile (rank 0, s): //')" >> runs.txt
   done
   mb=$(( (bytes + 1048575) / 1048576 ))
   sync
@@ -61,10 +69,10 @@ ddsec=$(awk '$1 == "dd" {print $3}' runs.txt | median)
 ddbytes=$(awk '$1 == "dd" {print $4}' runs.txt | head -1)
 ddbw=$(echo "$ddbytes / $ddsec / 1000000" | bc -l)
 printf "dd:     median %.3f s for %d bytes = %.1f MB/s\n" "$ddsec" "$ddbytes" "$ddbw"
-for np in 1 2; do
-  sec=$(awk -v k=np$np '$1 == "h5" && $2 == k {print $3}' runs.txt | median)
-  bytes=$(awk -v k=np$np '$1 == "h5" && $2 == k {print $4}' runs.txt | head -1)
+for v in $VARIANTS; do
+  sec=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $3}' runs.txt | median)
+  bytes=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $4}' runs.txt | head -1)
   bw=$(echo "$bytes / $sec / 1000000" | bc -l)
-  printf "h5 np%d: median %.3f s for %d bytes = %.1f MB/s, ratio to dd %.2f\n" $np "$sec" "$bytes" "$bw" \
+  printf "h5 np%-6s median %.3f s for %d bytes = %.1f MB/s, ratio to dd %.2f\n" "$v:" "$sec" "$bytes" "$bw" \
     "$(echo "$bw / $ddbw" | bc -l)"
 done
