@@ -61,6 +61,13 @@ static int make_fields(const pm_local_t *l, double f, double **u, double **cx, i
   return PM_OK;
 }
 
+#define SWAP_(T, a, b) \
+  do {                 \
+    T t_ = (a);        \
+    (a) = (b);         \
+    (b) = t_;          \
+  } while (0)
+
 /* Reverse the local order of the internal nodes and of the elements (what pm_h5 sees of them),
  * so that no rank lists its items in global order: the output must not change. */
 static int shuffle(pm_local_t *l) {
@@ -72,17 +79,9 @@ static int shuffle(pm_local_t *l) {
   for (int32_t i = 0; i < l->n_total + l->n_aux; i++) perm[i] = i < n ? n - 1 - i : i;
   for (int32_t i = 0; i < n / 2; i++) {
     int32_t j = n - 1 - i;
-    int64_t t = l->gid[i];
-    l->gid[i] = l->gid[j];
-    l->gid[j] = t;
-    t = l->node_index[i];
-    l->node_index[i] = l->node_index[j];
-    l->node_index[j] = t;
-    for (int d = 0; d < 3; d++) {
-      double x = l->xyz[3 * i + d];
-      l->xyz[3 * i + d] = l->xyz[3 * j + d];
-      l->xyz[3 * j + d] = x;
-    }
+    SWAP_(int64_t, l->gid[i], l->gid[j]);
+    SWAP_(int64_t, l->node_index[i], l->node_index[j]);
+    for (int d = 0; d < 3; d++) SWAP_(double, l->xyz[3 * i + d], l->xyz[3 * j + d]);
   }
   for (int32_t k = 0; k < l->export_index[l->n_neib]; k++) l->export_item[k] = perm[l->export_item[k]];
   ptr[0] = 0;
@@ -93,18 +92,10 @@ static int shuffle(pm_local_t *l) {
   }
   for (int32_t e = 0; e < ne / 2; e++) {
     int32_t o = ne - 1 - e;
-    int8_t ty = l->elem_type[e];
-    l->elem_type[e] = l->elem_type[o];
-    l->elem_type[o] = ty;
-    int64_t t = l->elem_gid[e];
-    l->elem_gid[e] = l->elem_gid[o];
-    l->elem_gid[o] = t;
-    t = l->elem_index[e];
-    l->elem_index[e] = l->elem_index[o];
-    l->elem_index[o] = t;
-    int32_t w = l->elem_owner[e];
-    l->elem_owner[e] = l->elem_owner[o];
-    l->elem_owner[o] = w;
+    SWAP_(int8_t, l->elem_type[e], l->elem_type[o]);
+    SWAP_(int64_t, l->elem_gid[e], l->elem_gid[o]);
+    SWAP_(int64_t, l->elem_index[e], l->elem_index[o]);
+    SWAP_(int32_t, l->elem_owner[e], l->elem_owner[o]);
   }
   memcpy(l->elem_ptr, ptr, sizeof(int32_t) * ((size_t)ne + 1));
   memcpy(l->elem_node, node, sizeof(int32_t) * (size_t)ptr[ne]);
