@@ -15,7 +15,9 @@
 # in place, so the timed write also pays for deleting it (the rename drops the old file; on the
 # benchmark VM deleting a 120 MB file takes 0.07-0.13 s).
 # NOWB=1 also runs np = 1 and 2 with the write-behind off (PMESH_H5_WRITE_BEHIND=0; rows
-# 1-nowb, 2-nowb), to see what it brings.  The disk of the benchmark VM has slow phases (dd
+# 1-nowb, 2-nowb), to see what it brings.  BARE=1 also runs tools/bench/h5_bare.c (rows 1-bare,
+# 2-bare): one dataset of the same MiB written collectively in 4 MiB calls from one warm
+# buffer, the floor of an HDF5 write here.  The disk of the benchmark VM has slow phases (dd
 # 0.09 s, then 0.25-0.29 s for the same 124 MB): compare only figures of the same run.
 # Reports medians and the bandwidth ratio (target >= 0.75), and every run's phase split
 # (PMESH_H5_PROFILE).
@@ -38,7 +40,12 @@ for np in 1 2; do
 done
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 VARIANTS="1 2"
-[ "${NOWB:-0}" = 1 ] && VARIANTS="1 2 1-nowb 2-nowb"
+[ "${NOWB:-0}" = 1 ] && VARIANTS="$VARIANTS 1-nowb 2-nowb"
+if [ "${BARE:-0}" = 1 ]; then
+  mpicc.mpich -std=c11 -O2 -o "$WORK/h5_bare" "$ROOT/tools/bench/h5_bare.c" -I/usr/include/hdf5/mpich \
+    -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
+  VARIANTS="$VARIANTS 1-bare 2-bare"
+fi
 median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 : > runs.txt
 i=1
@@ -47,7 +54,15 @@ while [ $i -le "$REP" ]; do
     np=${v%%-*}
     wb=1; [ "$v" = "$np" ] || wb=0
     [ "${REPLACE:-0}" = 1 ] || rm -f out$np.h5 out$np.xmf
+    rm -f bare.h5
     sync
+    if [ "$v" = "$np-bare" ]; then # one dataset of the same MiB, in 4 MiB collective writes
+      mib=$(( (bytes + 1048575) / 1048576 ))
+      "$MPIEXEC" -n $np ./h5_bare bare.h5 $mib 4 > bare.txt
+      echo "h5 np$v $(sed -n 's/^bare seconds \([^ ]*\) .*/\1/p' bare.txt) $((mib * 1048576))" \
+        "$(sed 's/^bare seconds [^ ]* //' bare.txt)" >> runs.txt
+      continue
+    fi
     PMESH_H5_WRITE_BEHIND=$wb PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/tests/test_h5" write big$np out$np --time \
       > run.txt 2> prof.txt
     sec=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\1/p' run.txt)
