@@ -261,13 +261,14 @@ uint64_t pm_h5_mesh_fingerprint_global(const pm_mesh_t *m) {
 enum { ROWS_DEFAULT = 1 << 15, ROWS_MAX = 1 << 16 };
 typedef uint16_t xrow_t;
 
-/* Rows per round: ROWS_DEFAULT, or rank 0's PMESH_H5_ROWS (the tests use a few).  Collective. */
+/* Rows per round: ROWS_DEFAULT, or rank 0's PMESH_H5_ROWS (the tests use a few; xplan_create
+ * keeps it within [1, ROWS_MAX]).  Collective. */
 static int rows_per_round(MPI_Comm comm, int64_t *rows) {
   int ierr = PM_OK, rank;
   const char *env = getenv("PMESH_H5_ROWS");
   MPI_Comm_rank(comm, &rank);
   *rows = ROWS_DEFAULT;
-  if (rank == 0 && env && atoll(env) > 0) *rows = atoll(env) < ROWS_MAX ? atoll(env) : ROWS_MAX;
+  if (rank == 0 && env && atoll(env) > 0) *rows = atoll(env);
   MPI_TRY(MPI_Bcast(rows, 1, MPI_INT64_T, 0, comm));
 cleanup:
   return ierr;
@@ -562,8 +563,9 @@ static void x_pack(const xplan_t *pl, const xsrc_t *x, int a, int b, char *dst, 
 #undef GATHER_
 }
 
-/* Round c: this rank's slab rows [cK, cK + *rows) into *out (the chunk buffer, or with an identity
- * plan possibly the caller's array itself).  Collective unless the plan is the identity. */
+/* Round c: this rank's slab rows [cK, cK + *rows) into the chunk buffer, *out.  Copied even
+ * from an identity plan: write() reads a small warm chunk faster than large user arrays.
+ * Collective unless the plan is the identity. */
 static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, const xsrc_t *x, scratch_t *chunk, scratch_t *sx,
                        const void **out, int64_t *rows) {
   int ierr = PM_OK, p = pl->nranks, me = pl->rank, w = x->width;
@@ -753,12 +755,11 @@ static int attr_u64(hid_t loc, const char *name, uint64_t v, const char *where) 
 /* Create dataset loc/name of [n_global] (ncols == 0) or [n_global x ncols], without fill
  * values (every element is written once; filling first would double the I/O).  Collective when
  * the file is parallel. */
-static int dset_create(const h5out_t *o, hid_t loc, const char *name, hid_t ftype, int ncols, int64_t n_global,
-                       const char *center, const char *where, hid_t *ds) {
+static int dset_create(hid_t loc, const char *name, hid_t ftype, int ncols, int64_t n_global, const char *center,
+                       const char *where, hid_t *ds) {
   int ierr = PM_OK, nd = ncols > 0 ? 2 : 1;
   hid_t fs = -1, dcpl = -1;
   hsize_t dims[2] = {(hsize_t)n_global, (hsize_t)ncols};
-  (void)o;
   *ds = -1;
   H5_TRY(fs = H5Screate_simple(nd, dims, NULL), "H5Screate_simple for %s", where);
   H5_TRY(dcpl = H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate for %s", where);
@@ -808,7 +809,7 @@ static int write_slab(const h5out_t *o, hid_t loc, const char *gname, const char
   hid_t ds = -1;
   char where[300];
   snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, o->path);
-  PM_TRY(dset_create(o, loc, name, ftype, ncols, n_global, center, where, &ds));
+  PM_TRY(dset_create(loc, name, ftype, ncols, n_global, center, where, &ds));
   PM_TRY(dset_put(o, ds, mtype, ncols, lo, cnt, buf, where));
 cleanup:
   h5_close_id(&ds, H5Dclose);
@@ -1050,7 +1051,6 @@ struct pm_h5_series {
   xplan_t np, ep;   /* nodes (internal), elements (owned) */
   scratch_t chunk, xbuf, conv; /* a round's rows, its exchange buffers, its connectivity by type */
   int32_t *esel;               /* owned elements' local indices (NULL: every local element is owned) */
-  int node_direct;  /* local node i is global position i, for every local node */
   uint64_t mesh_fp;
   xinfo_t x;
   int xcap, tcap;
@@ -1158,7 +1158,7 @@ static void elem_nodes_get(const void *ctx, const xplan_t *pl, int a, int b, cha
       it[2] = ni[nd[2]];
       memcpy(o, it, 3 * sizeof(int64_t));
     } else {
-      for (int v = 0; v < nv; v++) it[v] = s->node_direct ? nd[v] : ni[nd[v]];
+      for (int v = 0; v < nv; v++) it[v] = ni[nd[v]];
       memcpy(o, it, (size_t)w);
     }
   }
@@ -1174,7 +1174,7 @@ static int write_rows(pm_h5_series_t *s, hid_t loc, const char *gname, const cha
   h5out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
   char where[300];
   snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, s->h5path);
-  STEP(s->comm, dset_create(&o, loc, name, ftype, ncols, pl->n_global, center, where, &ds));
+  STEP(s->comm, dset_create(loc, name, ftype, ncols, pl->n_global, center, where, &ds));
   for (int c = 0; c < pl->nrounds; c++) {
     const void *buf = NULL;
     int64_t rows = 0;
@@ -1197,7 +1197,7 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   int64_t own[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0}, tcnt[4] = {0, 0, 0, 0}, tlo[4] = {0, 0, 0, 0};
   int64_t *per = NULL, done[4] = {0, 0, 0, 0}, mdone = 0;
   hid_t ds[4] = {-1, -1, -1, -1}, dm = -1;
-  char where[300];
+  char where[4][300], wmixed[300];
   for (int32_t k = 0; k < ep->n_mine; k++) own[l->elem_type[s->esel ? s->esel[k] : k]]++;
   MPI_TRY(MPI_Allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
   memcpy(s->x.ttot, ttot, sizeof ttot);
@@ -1229,13 +1229,13 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   if (s->rank == 0) memset(tlo, 0, sizeof tlo);
   for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
     if (ttot[t] > 0) {
-      snprintf(where, sizeof where, "dataset /mesh/%s of %s", conn_names[t], s->h5path);
+      snprintf(where[t], sizeof where[t], "dataset /mesh/%s of %s", conn_names[t], s->h5path);
       STEP(s->comm,
-           dset_create(&o, g, conn_names[t], H5T_STD_I64LE, pm_msh_type_nodes(t), ttot[t], NULL, where, &ds[t]));
+           dset_create(g, conn_names[t], H5T_STD_I64LE, pm_msh_type_nodes(t), ttot[t], NULL, where[t], &ds[t]));
     }
-  snprintf(where, sizeof where, "dataset /mesh/mixed of %s", s->h5path);
+  snprintf(wmixed, sizeof wmixed, "dataset /mesh/mixed of %s", s->h5path);
   STEP(s->comm,
-       dset_create(&o, g, "mixed", H5T_STD_I64LE, 0, 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], NULL, where, &dm));
+       dset_create(g, "mixed", H5T_STD_I64LE, 0, 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], NULL, wmixed, &dm));
   xsrc_t x = {(int)sizeof(int64_t) * ELEM_W, NULL, elem_get, s, 0};
   for (int c = 0; c < ep->nrounds; c++) {
     const void *buf = NULL;
@@ -1246,14 +1246,12 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
     tr[PM_MSH_QUAD] = split + 3 * rows;
     elem_split(buf, rows, tr, split + 7 * rows, cnt, &mlen);
     for (int t = PM_MSH_TRI; t <= PM_MSH_QUAD; t++) {
-      snprintf(where, sizeof where, "dataset /mesh/%s of %s", conn_names[t], s->h5path);
       STEP(s->comm,
-           dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_msh_type_nodes(t), tlo[t] + done[t], cnt[t], tr[t], where));
+           dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_msh_type_nodes(t), tlo[t] + done[t], cnt[t], tr[t], where[t]));
       done[t] += cnt[t];
     }
-    snprintf(where, sizeof where, "dataset /mesh/mixed of %s", s->h5path);
     STEP(s->comm, dset_put(&o, dm, H5T_NATIVE_INT64, 0, 4 * tlo[PM_MSH_TRI] + 5 * tlo[PM_MSH_QUAD] + mdone, mlen,
-                           split + 7 * rows, where));
+                           split + 7 * rows, wmixed));
     mdone += mlen;
   }
 cleanup:
@@ -1325,11 +1323,6 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
         for (int32_t e = 0; e < l->n_elems; e++)
           if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
     }
-  }
-  if (!ierr) {
-    int32_t nl = l->n_total + l->n_aux, i = 0;
-    while (i < nl && l->node_index[i] == i) i++;
-    s->node_direct = i == nl;
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
   /* The plans' exchanges are collective: every rank builds both, then one agreement. */
