@@ -88,8 +88,11 @@ static int h5_error(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+static unsigned long h5_errors; /* HDF5 calls that failed on this rank, ever */
+
 static int h5_error(const char *file, int line, const char *fmt, ...) {
   char what[600], why[320] = "";
+  h5_errors++;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
@@ -110,13 +113,40 @@ typedef struct h5_quiet {
 } h5_quiet_t;
 
 static void h5_quiet_begin(h5_quiet_t *q) {
+  /* Before HDF5 initialises: its exit handler closes the files still open, which is collective,
+   * and a rank that exits because pm_comm_abort ended the job must not wait in it.  (pmesh
+   * closes what it opens on every other path, and HDF5 still shuts down at MPI_Finalize.) */
+  static int once;
+  if (!once) H5dont_atexit();
+  once = 1;
   q->func = NULL;
   q->data = NULL;
   H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-static void h5_quiet_end(const h5_quiet_t *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
+static void h5_quiet_end(const h5_quiet_t *q) {
+  H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+  pm_comm_watch_end();
+}
+
+/* A collective HDF5 call can block for good on the ranks that entered it when another rank's
+ * error path left it (a failed write inside H5Fflush, seen here: the ranks end up in different
+ * collective calls and none returns).  The parallel entry points arm a watchdog
+ * (pm_comm_watch_begin), refreshed before each dataset's creation and each write, read, flush
+ * and close: a step that has not returned after PMESH_H5_TIMEOUT seconds ends the job.
+ * h5_quiet_end disarms it. */
+#define PM_H5_TIMEOUT 300.0
+static double watch_s;
+
+static void h5_watch_setup(MPI_Comm comm, const char *path) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  watch_s = n > 1 ? pm_comm_env_seconds("PMESH_H5_TIMEOUT", PM_H5_TIMEOUT) : 0;
+  pm_comm_watch_begin(watch_s, "PMESH_H5_TIMEOUT", "HDF5 on %s", path ? path : "(no name)");
+}
+
+#define H5_WATCH(...) pm_comm_watch_begin(watch_s, "PMESH_H5_TIMEOUT", __VA_ARGS__)
 
 static void h5_close_id(hid_t *id, herr_t (*close)(hid_t)) {
   if (*id >= 0) close(*id);
@@ -764,6 +794,7 @@ static int dset_create(hid_t loc, const char *name, hid_t ftype, int ncols, int6
   H5_TRY(fs = H5Screate_simple(nd, dims, NULL), "H5Screate_simple for %s", where);
   H5_TRY(dcpl = H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate for %s", where);
   H5_TRY(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time for %s", where);
+  H5_WATCH("HDF5 creating %s", where);
   H5_TRY(*ds = H5Dcreate2(loc, name, ftype, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT), "creating %s", where);
   if (center) PM_TRY(write_str_attr(*ds, "center", center, where));
 cleanup:
@@ -792,6 +823,7 @@ static int dset_put(const h5out_t *o, hid_t ds, hid_t mtype, int ncols, int64_t 
     H5_TRY(ms = H5Screate_simple(nd, one, NULL), "H5Screate_simple for %s", where);
     H5_TRY(H5Sselect_none(ms), "H5Sselect_none for %s", where);
   }
+  H5_WATCH("HDF5 writing %s", where);
   H5_TRY(H5Dwrite(ds, mtype, ms, fs, o->dxpl, cnt > 0 ? buf : dummy), "writing %s", where);
   write_behind(o, ds, mtype, ncols, lo, cnt);
 cleanup:
@@ -1043,6 +1075,7 @@ static int add_xfield(xinfo_t *x, int *cap, int step, const char *dset, const ch
 struct pm_h5_series {
   MPI_Comm comm;
   int rank, nranks, single, failed;
+  unsigned long h5_errors0; /* h5_errors when the series began */
   const pm_local_t *local;
   const pm_meta_t *meta;
   hid_t file, dxpl;
@@ -1061,8 +1094,21 @@ static int series_fail(pm_h5_series_t *s, int ierr) {
   return ierr;
 }
 
-/* Remove the temporaries (rank 0), after every rank closed the file. */
+/* Remove the temporaries (rank 0), after every rank closed the file.  Collective (after an
+ * agreed error).  When an HDF5 call on the open file failed on some rank (a full disk, an I/O
+ * error), HDF5 cannot close it: with collective metadata writes the ranks end up in different
+ * collective calls inside H5Fclose and none returns; with independent ones H5Fclose fails and
+ * HDF5's own clean-up at MPI_Finalize crashes (both seen with Debian's HDF5 1.10).  No orderly
+ * end is left: the job ends here, the temporaries removed and the previous result kept. */
 static void series_discard(pm_h5_series_t *s) {
+  if (s->file >= 0) {
+    int mine = h5_errors > s->h5_errors0, any = mine;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
+    if (any)
+      pm_comm_abort(s->comm, "HDF5 cannot close %s after a failed %s%s; ending the job (the previous %s is kept)",
+                    s->h5tmp, mine ? "call" : "call on another rank", mine ? " on this rank" : "", s->h5path);
+  }
+  H5_WATCH("HDF5 closing %s after an error", s->h5tmp ? s->h5tmp : "the result");
   if (s->file >= 0) H5Fclose(s->file);
   s->file = -1;
   if (s->wb.fd >= 0) close(s->wb.fd);
@@ -1074,9 +1120,17 @@ static void series_discard(pm_h5_series_t *s) {
   }
 }
 
+/* The job is ending (pm_comm_abort or the watchdog): the temporaries go (the result, if any, stays). */
+static void series_abort(void *arg) {
+  const pm_h5_series_t *s = arg;
+  if (s->h5tmp) remove(s->h5tmp);
+  if (s->xmftmp) remove(s->xmftmp);
+}
+
 static void series_free(pm_h5_series_t **sp) {
   pm_h5_series_t *s = *sp;
   if (!s) return;
+  pm_comm_on_abort(NULL, NULL);
   h5_close_id(&s->dxpl, H5Pclose);
   if (s->wb.fd >= 0) close(s->wb.fd);
   s->wb.fd = -1;
@@ -1290,11 +1344,13 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   hid_t fapl = -1;
   h5_quiet_t q;
   h5_quiet_begin(&q);
+  h5_watch_setup(comm, h5path);
   *sp = NULL;
   PM_TRY(PM_CALLOC(s, 1, "HDF5 series"));
   s->comm = MPI_COMM_NULL;
   s->file = s->dxpl = -1;
   s->wb.fd = -1;
+  s->h5_errors0 = h5_errors;
   MPI_TRY(MPI_Comm_dup(comm, &s->comm));
   MPI_TRY(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
   MPI_Comm_rank(s->comm, &s->rank);
@@ -1313,6 +1369,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   if (!ierr && xmfpath) ierr = pm_strdup(xmfpath, &s->xmfpath);
   if (!ierr) ierr = tmp_name(h5path, pid, &s->h5tmp);
   if (!ierr && xmfpath) ierr = tmp_name(xmfpath, pid, &s->xmftmp);
+  if (!ierr) pm_comm_on_abort(series_abort, s);
   int32_t nown = 0;
   if (!ierr) {
     for (int32_t e = 0; e < l->n_elems; e++) nown += l->elem_owner[e] == s->rank;
@@ -1351,6 +1408,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   H5_TRY(H5Pset_all_coll_metadata_ops(fapl, 1), "H5Pset_all_coll_metadata_ops for %s", h5path);
   H5_TRY(s->dxpl = H5Pcreate(H5P_DATASET_XFER), "H5Pcreate (transfer) for %s", h5path);
   H5_TRY(H5Pset_dxpl_mpio(s->dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio for %s", h5path);
+  H5_WATCH("HDF5 creating %s", s->h5tmp);
   s->file = H5Fcreate(s->h5tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   ierr = s->file < 0 ? h5_error(__FILE__, __LINE__, "creating %s (temporary name of %s)", s->h5tmp, h5path) : PM_OK;
   PM_TRY(pm_comm_agree(s->comm, ierr));
@@ -1359,9 +1417,10 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->wb.fd = wbe && strcmp(wbe, "0") == 0 ? -1 : open(s->h5tmp, O_RDONLY | O_CLOEXEC);
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  PM_TRY(add_xfield(&s->x, &s->xcap, -1, "/mesh/global_id", "global_id", 0, 2));
-  PM_TRY(add_xfield(&s->x, &s->xcap, -1, "/fields/rank", "rank", 0, 1));
-  PM_TRY(add_xfield(&s->x, &s->xcap, -1, "/fields/elem_rank", "rank", 1, 1));
+  ierr = add_xfield(&s->x, &s->xcap, -1, "/mesh/global_id", "global_id", 0, 2);
+  if (!ierr) ierr = add_xfield(&s->x, &s->xcap, -1, "/fields/rank", "rank", 0, 1);
+  if (!ierr) ierr = add_xfield(&s->x, &s->xcap, -1, "/fields/elem_rank", "rank", 1, 1);
+  PM_TRY(pm_comm_agree(s->comm, ierr)); /* a failure here is local: series_discard is collective */
   *sp = s;
   s = NULL;
 cleanup:
@@ -1425,6 +1484,7 @@ int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fiel
   int ierr = PM_OK;
   h5_quiet_t q;
   h5_quiet_begin(&q);
+  h5_watch_setup(s->comm, s->h5path);
   char gname[64];
   if (s->x.nsteps == 0 && !s->single) {
     hid_t g = H5Gcreate2(s->file, "steps", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -1504,6 +1564,7 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
   int ierr = PM_OK;
   h5_quiet_t q;
   h5_quiet_begin(&q);
+  h5_watch_setup(s->comm, s->h5path);
   if (ok && s->failed) ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
                                            "%s: not completed: an earlier write failed (previous result kept)",
                                            s->h5path);
@@ -1523,13 +1584,19 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
     if (s->wb.fd >= 0) wb_start(&s->wb);
     /* Flush to disk (MPI_File_sync) before the rename makes the file the result. */
     t = prof_now();
+    H5_WATCH("HDF5 flushing %s", s->h5tmp);
     if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0) ierr = h5_error(__FILE__, __LINE__, "flushing %s", s->h5tmp);
     prof_[PROF_FLUSH] += prof_now() - t;
     t = prof_now();
-    if (H5Fclose(s->file) < 0 && !ierr) ierr = h5_error(__FILE__, __LINE__, "closing %s", s->h5tmp);
+    if (!ierr) { /* after a failed flush, closing would write again: series_discard decides */
+      H5_WATCH("HDF5 closing %s", s->h5tmp);
+      if (H5Fclose(s->file) < 0)
+        ierr = h5_error(__FILE__, __LINE__, "closing %s", s->h5tmp);
+      else
+        s->file = -1;
+    }
     prof_[PROF_CLOSE] += prof_now() - t;
     t = prof_now();
-    s->file = -1;
     if (threaded) thrd_join(th, NULL); /* before any return: the job lives on this stack */
     if (!ierr && s->rank == 0 && s->xmfpath) ierr = xmf_report(s->xmftmp, job.err, job.created);
     PM_TRY(pm_comm_agree(s->comm, ierr));
@@ -1616,6 +1683,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
   h5_quiet_t q;
   memset(&pl, 0, sizeof pl);
   h5_quiet_begin(&q);
+  h5_watch_setup(comm, h5path);
   MPI_TRY(MPI_Comm_dup(comm, &c));
   MPI_TRY(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
   MPI_Comm_rank(c, &rank);
@@ -1656,6 +1724,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
   H5_TRY(H5Pset_all_coll_metadata_ops(fapl, 1), "H5Pset_all_coll_metadata_ops for %s", h5path);
   H5_TRY(dxpl = H5Pcreate(H5P_DATASET_XFER), "H5Pcreate (transfer) for %s", h5path);
   H5_TRY(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio for %s", h5path);
+  H5_WATCH("HDF5 opening %s", h5path);
   file = H5Fopen(h5path, H5F_ACC_RDONLY, fapl);
   ierr = file < 0 ? h5_error(__FILE__, __LINE__, "opening %s", h5path) : PM_OK;
   PM_TRY(pm_comm_agree(c, ierr));
@@ -1724,6 +1793,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
       H5_TRY(ms = H5Screate_simple(1, &one, NULL), "H5Screate_simple");
       H5_TRY(H5Sselect_none(ms), "H5Sselect_none");
     }
+    H5_WATCH("HDF5 reading %s of %s", dset, h5path);
     H5_TRY(H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, dxpl, slab), "reading %s of %s", dset, h5path);
   }
   PM_TRY(xplan_backward(c, &pl, sizeof(double), slab, values));
@@ -1763,6 +1833,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   h5_quiet_t q;
   memset(&x, 0, sizeof x);
   h5_quiet_begin(&q);
+  watch_s = 0; /* serial */
   h5out_t o = {-1, H5P_DEFAULT, h5path, NULL};
   PM_TRY_CHECK(m && part && h5path && m->n_nodes > 0 && m->n_elems > 0, PM_ERR_ARG,
                "pm_h5_write_partition: empty mesh or missing argument");

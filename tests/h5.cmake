@@ -46,3 +46,13 @@ foreach(t h5_read_missing h5_read_not_hdf5 h5_read_other_mesh h5_read_missing_fi
   set_tests_properties(bad_${t} PROPERTIES FIXTURES_REQUIRED h5_bad LABELS "bad;h5")
 endforeach()
 set_tests_properties(bad_h5_view_bad_dir PROPERTIES LABELS "bad;h5")
+
+# Faults: a pwrite or pread that fails on one rank (or all), at each call in turn, inside the
+# collective HDF5 calls of a result's write and of a restart's read.  The job must end with a
+# message naming a rank and the cause, never hang; the previous result stays, no temporary is
+# left.  tests/h5/fail_io.c is the LD_PRELOAD library that injects the failures.
+add_library(pmesh_fail_io MODULE h5/fail_io.c)
+target_compile_options(pmesh_fail_io PRIVATE ${PMESH_WARNINGS} -fno-sanitize=all)
+target_link_options(pmesh_fail_io PRIVATE -fno-sanitize=all)
+target_link_libraries(pmesh_fail_io PRIVATE ${CMAKE_DL_LIBS})
+pmesh_script(h5_faults h5/faults.sh LABELS "h5" TIMEOUT 900 ARGS $<TARGET_FILE:pmesh_fail_io>)

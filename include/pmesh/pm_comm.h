@@ -1,7 +1,11 @@
 /* pm_comm.h - MPI error conversion and agreement on errors across ranks.
  *
  * Errors that only some ranks see are agreed with one reduction before anyone proceeds, so a
- * failure on one rank becomes a failure on all of them instead of a hang. */
+ * failure on one rank becomes a failure on all of them instead of a hang.  A library that makes
+ * collective calls inside one API call (HDF5, MPI-IO) can leave them on the rank that failed
+ * while the others wait in them for good; then the job is ended (pm_comm_abort, the watchdog
+ * below): no return could bring the other ranks back.  These are the only places where pmesh
+ * ends a job itself. */
 #ifndef PMESH_PM_COMM_H
 #define PMESH_PM_COMM_H
 
@@ -23,10 +27,52 @@ int pm_mpi_error(int mpierr, const char *file, int line, const char *call);
     if (pm_mpi_ierr_ != MPI_SUCCESS) return pm_mpi_error(pm_mpi_ierr_, __FILE__, __LINE__, #expr); \
   } while (0)
 
+/** Seconds a failed rank waits at pm_comm_agree for the others (PMESH_AGREE_TIMEOUT overrides). */
+#define PM_COMM_AGREE_TIMEOUT 30.0
+
 /** Agree on a local error code.  Collective on comm.
+ *  A rank with ierr != PM_OK waits at most PMESH_AGREE_TIMEOUT seconds (default
+ *  PM_COMM_AGREE_TIMEOUT, 0: forever) for the other ranks; past that they are taken to be blocked in a
+ *  collective call it left, and it prints its message (with its rank), runs the pm_comm_on_abort
+ *  hook and calls MPI_Abort.  Ranks without an error wait as long as it takes.
  *  @return ierr when this rank failed; PM_ERR_REMOTE (message naming the lowest failing rank)
  *          when only another rank failed; PM_OK when no rank failed. */
 int pm_comm_agree(MPI_Comm comm, int ierr);
+
+/** End the job from the main thread when the other ranks cannot be brought to an orderly end:
+ *  prints this rank's recorded error (if any) and "[rank R] <fmt message>" on stderr, runs the
+ *  pm_comm_on_abort hook, calls MPI_Abort (no exit handler runs on this rank).  Used by
+ *  pm_comm_agree past its deadline and by pm_h5 when HDF5 cannot close a file after a failed
+ *  write.  Not collective; does not return. */
+_Noreturn void pm_comm_abort(MPI_Comm comm, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** What to do just before pm_comm_abort or the watchdog ends the job (remove temporary files):
+ *  fn(arg).  One hook per process, the latest set wins; fn == NULL removes it.  Not
+ *  collective. */
+void pm_comm_on_abort(void (*fn)(void *), void *arg);
+
+/** Seconds from the environment variable `name` (a number >= 0), or fallback when it is unset;
+ *  a value that is not such a number is reported once on stderr and fallback used.  Not
+ *  collective. */
+double pm_comm_env_seconds(const char *name, double fallback);
+
+/** Watch a call that can block for good when another rank failed inside it (a collective HDF5
+ *  call that the failed rank's error path leaves early, so that neither rank ever returns): if
+ *  pm_comm_watch_end (or the next pm_comm_watch_begin) has not come `seconds` after this call, a
+ *  watchdog thread prints the error this rank recorded, if any, and "[rank R] WHAT has not
+ *  returned after N s (SETTING sets the wait)", runs the pm_comm_on_abort hook and exits the
+ *  process (status 1), which makes the process manager end the job.  One watch per process;
+ *  seconds <= 0 watches nothing.  Not collective. */
+void pm_comm_watch_begin(double seconds, const char *setting, const char *what_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void pm_comm_watch_end(void);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
  *
  * Every pmesh function that can fail returns an int code from the list below (PM_OK == 0).
  * The first failure records a message (what, where, what to do); callers up the stack add
- * their file:line to a short trace.  The library never aborts: only a tool's main() decides
- * to end the job (pm_error_abort() for MPI jobs).  Not thread-safe: one message per process. */
+ * their file:line to a short trace.  The library does not abort: a tool's main() decides how
+ * to end the job (the one exception is in pm_comm.h: ranks left blocked in a collective call).  Not thread-safe: one message per process. */
 #ifndef PMESH_PM_ERROR_H
 #define PMESH_PM_ERROR_H
 

@@ -1,0 +1,69 @@
+/* fail_io.c - fault injection for the h5_faults test: an LD_PRELOAD library that makes pwrite or
+ * pread fail on one MPI rank (or all), from its Nth call on a file whose name contains ".h5".
+ * That is where HDF5 and ROMIO do their I/O, and a full disk or a bad block fails that way.
+ *
+ *   PMESH_FAULT_OP    pwrite (fails with ENOSPC) or pread (fails with EIO)
+ *   PMESH_FAULT_RANK  the rank (PMI_RANK, set by MPICH's mpiexec) whose calls fail, or "all"
+ *   PMESH_FAULT_AT    N >= 1: the Nth call and every later one fail (a full disk stays full)
+ *   PMESH_FAULT_COUNT a path: at a normal exit, append "RANK PWRITES PREADS" to it (how many
+ *                     calls a run makes, so that the test can fail each one in turn)
+ * Built without sanitizers; load it only into the MPI processes (mpiexec -genv LD_PRELOAD). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static long calls[2]; /* pwrite, pread on .h5 files */
+
+static int on_h5(int fd) {
+  char link[64], path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n <= 0) return 0;
+  path[n] = '\0';
+  return strstr(path, ".h5") != NULL;
+}
+
+/* Whether this call (op 0: pwrite, 1: pread) on fd fails. */
+static int fails(int op, int fd) {
+  if (!on_h5(fd)) return 0;
+  long k = ++calls[op];
+  const char *want = getenv("PMESH_FAULT_OP"), *r = getenv("PMESH_FAULT_RANK"), *at = getenv("PMESH_FAULT_AT");
+  const char *me = getenv("PMI_RANK");
+  if (!want || !r || !at || strcmp(want, op ? "pread" : "pwrite") != 0) return 0;
+  if (strcmp(r, "all") != 0 && (!me || atoi(r) != atoi(me))) return 0;
+  return k >= atol(at);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+  static ssize_t (*real)(int, const void *, size_t, off_t);
+  if (!real) *(void **)&real = dlsym(RTLD_NEXT, "pwrite");
+  if (fails(0, fd)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return real(fd, buf, n, off);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off) {
+  static ssize_t (*real)(int, void *, size_t, off_t);
+  if (!real) *(void **)&real = dlsym(RTLD_NEXT, "pread");
+  if (fails(1, fd)) {
+    errno = EIO;
+    return -1;
+  }
+  return real(fd, buf, n, off);
+}
+
+__attribute__((destructor)) static void report(void) {
+  const char *path = getenv("PMESH_FAULT_COUNT"), *me = getenv("PMI_RANK");
+  if (!path) return;
+  FILE *fp = fopen(path, "a");
+  if (!fp) return;
+  fprintf(fp, "%s %ld %ld\n", me ? me : "-1", calls[0], calls[1]);
+  fclose(fp);
+}
