@@ -159,21 +159,22 @@ void pm_comm_watch_begin(double seconds, const char *setting, const char *fmt, .
   MPI_Initialized(&init);
   if (init) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   pthread_mutex_lock(&watch.lock);
-  if (!watch.started) {
+  if (watch.started == 0) { /* tried once: 1 running, -1 unavailable */
     pthread_t th;
     pthread_condattr_t ca;
-    int ok = pthread_condattr_init(&ca) == 0;
+    const int attr = pthread_condattr_init(&ca) == 0;
+    int ok = attr;
     pthread_cond_destroy(&watch.wake); /* statically initialised; again, with the monotonic clock */
     ok = ok && pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0;
     ok = ok && pthread_cond_init(&watch.wake, &ca) == 0;
-    if (ok && pthread_create(&th, NULL, watch_run, NULL) == 0) {
-      pthread_detach(th);
-      watch.started = 1;
-    }
-    if (!ok || !watch.started) { /* no watch (resources are short): the call runs unwatched */
-      pthread_mutex_unlock(&watch.lock);
-      return;
-    }
+    ok = ok && pthread_create(&th, NULL, watch_run, NULL) == 0;
+    if (ok) pthread_detach(th);
+    if (attr) pthread_condattr_destroy(&ca);
+    watch.started = ok ? 1 : -1;
+  }
+  if (watch.started < 0) { /* no watch (resources were short): the call runs unwatched */
+    pthread_mutex_unlock(&watch.lock);
+    return;
   }
   va_list ap;
   va_start(ap, fmt);
