@@ -1,8 +1,9 @@
-# pm_h5 moves and writes each dataset in rounds of PMESH_H5_ROWS slab rows (default 131072, so
-# the meshes of the tests fit in one round).  With rounds of 1 to 64 rows the files hold exactly
-# what one round writes; so do ranks whose items are not in global order (test_h5 --shuffle
-# reverses each rank's internal nodes and elements: the plan sorts them), a series, and restarts
-# read from such files.  (Rounds where a rank has no row of a type write empty selections.)
+# pm_h5 moves and writes each dataset in rounds of PMESH_H5_ROWS slab rows (default 32768, so
+# the meshes of the tests fit in one round), a narrow dataset several rounds per exchange and
+# write.  With rounds of 1 to 64 rows (so groups of rounds too) the files hold exactly what one
+# round writes; so do ranks whose items are not in global order (test_h5 --shuffle reverses each
+# rank's internal nodes and elements: the plan sorts them), a series, and restarts read from such
+# files.  (Rounds where a rank has no row of a type write empty selections.)
 set -e
 . "$PMESH_TESTS/h5/common.sh"
 W=h5_rounds
