@@ -17,7 +17,12 @@
 # NOWB=1 also runs np = 1 and 2 with the write-behind off (PMESH_H5_WRITE_BEHIND=0; rows
 # 1-nowb, 2-nowb), to see what it brings.  BARE=1 also runs tools/bench/h5_bare.c (rows 1-bare,
 # 2-bare): one dataset of the same MiB written collectively in 4 MiB calls from one warm
-# buffer, the floor of an HDF5 write here.  The disk of the benchmark VM has slow phases (dd
+# buffer, the floor of an HDF5 write here.  BASE=DIR also runs DIR/tests/test_h5, another build
+# (an earlier commit, say), at np = 1 and 2 (rows 1-base, 2-base): a change measured against
+# what it changes in the same run.  SETTLE=S sleeps S seconds before each timed command (h5 and
+# dd alike): the benchmark VM hands freed memory back to its host (virtio-balloon free page
+# reporting) a moment after a process exits, and whoever touches it next pays to get it back, so
+# a dd that follows an h5 run closely can take 0.23 s instead of 0.09 s.  The disk of the benchmark VM has slow phases (dd
 # 0.09 s, then 0.25-0.29 s for the same 124 MB): compare only figures of the same run.
 # Reports medians and the bandwidth ratio (target >= 0.75), and every run's phase split
 # (PMESH_H5_PROFILE).
@@ -41,6 +46,10 @@ done
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 VARIANTS="1 2"
 [ "${NOWB:-0}" = 1 ] && VARIANTS="$VARIANTS 1-nowb 2-nowb"
+if [ -n "${BASE:-}" ]; then
+  [ -x "$BASE/tests/test_h5" ] || { echo "bench_h5: BASE=$BASE has no tests/test_h5"; exit 1; }
+  VARIANTS="$VARIANTS 1-base 2-base"
+fi
 if [ "${BARE:-0}" = 1 ]; then
   mpicc.mpich -std=c11 -O2 -o "$WORK/h5_bare" "$ROOT/tools/bench/h5_bare.c" -I/usr/include/hdf5/mpich \
     -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
@@ -52,10 +61,12 @@ i=1
 while [ $i -le "$REP" ]; do
   for v in $VARIANTS; do
     np=${v%%-*}
-    wb=1; [ "$v" = "$np" ] || wb=0
+    wb=1; [ "$v" = "$np-nowb" ] && wb=0
+    bin="$BUILD/tests/test_h5"; [ "$v" = "$np-base" ] && bin="$BASE/tests/test_h5"
     [ "${REPLACE:-0}" = 1 ] || rm -f out$np.h5 out$np.xmf
     rm -f bare.h5
     sync
+    [ "${SETTLE:-0}" = 0 ] || sleep "$SETTLE"
     if [ "$v" = "$np-bare" ]; then # one dataset of the same MiB, in 4 MiB collective writes
       mib=$(( (bytes + 1048575) / 1048576 ))
       "$MPIEXEC" -n $np ./h5_bare bare.h5 $mib 4 > bare.txt
@@ -63,7 +74,7 @@ while [ $i -le "$REP" ]; do
         "$(sed 's/^bare seconds [^ ]* //' bare.txt)" >> runs.txt
       continue
     fi
-    PMESH_H5_WRITE_BEHIND=$wb PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/tests/test_h5" write big$np out$np --time \
+    PMESH_H5_WRITE_BEHIND=$wb PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$bin" write big$np out$np --time \
       > run.txt 2> prof.txt
     sec=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\1/p' run.txt)
     bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
@@ -71,6 +82,7 @@ while [ $i -le "$REP" ]; do
   done
   mb=$(( (bytes + 1048575) / 1048576 ))
   sync
+  [ "${SETTLE:-0}" = 0 ] || sleep "$SETTLE"
   t0=$(date +%s.%N)
   dd if=/dev/zero of=dd.bin bs=1M count=$mb conv=fdatasync 2> /dev/null
   t1=$(date +%s.%N)
