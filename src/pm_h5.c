@@ -1159,10 +1159,10 @@ struct pm_h5_series {
 
 /* Write-behind on one rank per node (the node's ranks share its page cache, and fdatasync covers
  * the whole file), syncing each time it has written its share of WB_NODE_STEP more bytes; off
- * with PMESH_H5_WRITE_BEHIND=0.  Collective.  Medians of 7 runs of the 1M-node write, same loop:
- * np = 1, 8/16/32/64 MB: 0.102/0.094/0.095/0.107 s; np = 2, 32/64/128 MB of the node:
- * 0.123/0.133/0.134 s. */
-enum { WB_NODE_STEP = 32 << 20 };
+ * with PMESH_H5_WRITE_BEHIND=0.  Collective.  Medians of 11 runs of the 1M-node write, same
+ * loop, by MB of the node between syncs: np = 1, 16/32 MB: 0.110/0.116 s; np = 2, 8/16/32 MB:
+ * 0.134/0.129/0.136 s. */
+enum { WB_NODE_STEP = 16 << 20 };
 
 static int wb_setup(pm_h5_series_t *s) {
   int ierr = PM_OK, local = 0, nlocal = 1;
