@@ -68,8 +68,9 @@ static _Noreturn void exit_now(void) {
 }
 
 /* The rest of the job cannot be reached: remove the temporaries and end it.  From the main
- * thread through MPI_Abort; from the watchdog (the main thread is inside MPI, and MPI_Init gave
- * no thread support) by exiting, which makes the process manager end the other ranks. */
+ * thread through MPI_Abort; from the watchdog (the main thread is inside MPI, and pmesh asks
+ * only for MPI_THREAD_FUNNELED: no MPI call off the main thread) by exiting, which makes the
+ * process manager end the other ranks. */
 static _Noreturn void end_job(MPI_Comm comm, int main_thread) {
   fflush(stderr);
   if (abort_fn) abort_fn(abort_arg);

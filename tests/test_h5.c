@@ -225,7 +225,8 @@ static int do_read(const char *dir, const char *file, int step, const char *name
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0; /* pm_h5's helper threads make no MPI call: FUNNELED (see pm_h5.h) */
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -34,7 +34,13 @@
  *
  * Errors: every HDF5 call is checked (PM_ERR_IO naming the operation, dataset and file, with
  * HDF5's own reason); HDF5's automatic error printing is switched off during pmesh's calls; an
- * error on any rank is agreed so that every rank returns it and none hangs. */
+ * error on any rank is agreed so that every rank returns it and none hangs.
+ *
+ * Threads: while a file is written, helper threads run beside the caller (one rank per node
+ * syncs the file to disk as it grows, rank 0 writes the XDMF file, a watchdog times HDF5's
+ * collective calls).  None of them calls MPI or HDF5, so MPI_THREAD_FUNNELED is enough:
+ * initialise MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), as solve
+ * does. */
 #ifndef PMESH_PM_H5_H
 #define PMESH_PM_H5_H
 
