@@ -22,9 +22,18 @@
 # what it changes in the same run.  SETTLE=S sleeps S seconds before each timed command (h5 and
 # the first dd alike).  Each round runs dd twice and compares the second: on the benchmark VM a
 # dd after a pause of a few seconds, or after the h5 runs, often takes 0.16-0.27 s where the
-# same dd run again at once takes 0.09-0.10 s (not understood; memory the VM hands back to its
-# host, virtio-balloon free page reporting, is one suspect), so the ratio is against the faster.  The disk of the benchmark VM has slow phases (dd
-# 0.09 s, then 0.25-0.29 s for the same 124 MB): compare only figures of the same run.
+# same dd run again at once takes 0.09-0.10 s, so the ratio is against the faster.  (With
+# oflag=direct, which needs no page cache, the first dd is hardly slower: the cost is in the
+# page cache's fresh memory, which the VM gets back from its host page by page after a few
+# seconds of disuse.)  The disk of the benchmark VM has slow phases (dd 0.09 s, then 0.25-0.29 s
+# for the same 124 MB): compare only figures of the same run.
+# Each round runs the variants in a different order (round i starts at the i-th): where a
+# variant runs in the round matters on this VM (at np = 2 the first run after the dds took
+# 0.022 s to prepare, the others 0.009 s), and a fixed order would favour some variants.
+# SOLVE=1 also times solve itself (rows 1-solve, 2-solve): the "output" seconds and bytes of
+# its --summary, after SOLVE_IT (default 20) CG iterations on the same partitions, against a
+# dd of solve's own bytes (rows dd-solve-first, dd-solve).  That is the write as a user meets
+# it, after a solve; test_h5 writes right after reading the mesh.
 # Reports medians and the bandwidth ratio (target >= 0.75), and every run's phase split
 # (PMESH_H5_PROFILE).
 set -e
@@ -51,6 +60,7 @@ if [ -n "${BASE:-}" ]; then
   [ -x "$BASE/tests/test_h5" ] || { echo "bench_h5: BASE=$BASE has no tests/test_h5"; exit 1; }
   VARIANTS="$VARIANTS 1-base 2-base"
 fi
+[ "${SOLVE:-0}" = 1 ] && VARIANTS="$VARIANTS 1-solve 2-solve"
 if [ "${BARE:-0}" = 1 ]; then
   mpicc.mpich -std=c11 -O2 -o "$WORK/h5_bare" "$ROOT/tools/bench/h5_bare.c" -I/usr/include/hdf5/mpich \
     -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
@@ -58,9 +68,15 @@ if [ "${BARE:-0}" = 1 ]; then
 fi
 median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 : > runs.txt
+nv=$(echo $VARIANTS | wc -w)
+# One untimed write first: it tells the size of the file (for dd and h5_bare) and warms up.
+"$MPIEXEC" -n 1 "$BUILD/tests/test_h5" write big1 out1 --time > run.txt
+bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
+mb=$(( (bytes + 1048575) / 1048576 ))
 i=1
 while [ $i -le "$REP" ]; do
-  for v in $VARIANTS; do
+  for j in $(seq 0 $((nv - 1))); do # this round's order: from variant i mod nv on
+    v=$(echo $VARIANTS | cut -d' ' -f$(( (i + j) % nv + 1 )))
     np=${v%%-*}
     wb=1; [ "$v" = "$np-nowb" ] && wb=0
     bin="$BUILD/tests/test_h5"; [ "$v" = "$np-base" ] && bin="$BASE/tests/test_h5"
@@ -68,8 +84,18 @@ while [ $i -le "$REP" ]; do
     rm -f bare.h5
     sync
     [ "${SETTLE:-0}" = 0 ] || sleep "$SETTLE"
+    if [ "$v" = "$np-solve" ]; then # solve's own output, after a few CG iterations
+      rm -f sol$np.h5 sol$np.xmf
+      PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/solve" -p big$np -o sol$np.h5 --rtol 0 --maxit "${SOLVE_IT:-20}" \
+        --summary solve.json > run.txt 2> prof.txt || true # --rtol 0: "not converged", on purpose
+      sec=$(sed -n 's/.*"output": \([0-9.e-]*\).*/\1/p' solve.json)
+      sbytes=$(sed -n 's/.*"output_bytes": \([0-9]*\).*/\1/p' solve.json)
+      [ -n "$sec" ] && [ -n "$sbytes" ] || { echo "bench_h5: solve failed:"; cat run.txt prof.txt; exit 1; }
+      echo "h5 np$v $sec $sbytes $(grep '^pm_h5 profile' prof.txt | sed 's/^pm_h5 profile (rank 0, s): //')" >> runs.txt
+      continue
+    fi
     if [ "$v" = "$np-bare" ]; then # one dataset of the same MiB, in 4 MiB collective writes
-      mib=$(( (bytes + 1048575) / 1048576 ))
+      mib=$mb
       "$MPIEXEC" -n $np ./h5_bare bare.h5 $mib 4 > bare.txt
       echo "h5 np$v $(sed -n 's/^bare seconds \([^ ]*\) .*/\1/p' bare.txt) $((mib * 1048576))" \
         "$(sed 's/^bare seconds [^ ]* //' bare.txt)" >> runs.txt
@@ -81,29 +107,38 @@ while [ $i -le "$REP" ]; do
     bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
     echo "h5 np$v $sec $bytes $(cat prof.txt | sed 's/^pm_h5 profile (rank 0, s): //')" >> runs.txt
   done
-  mb=$(( (bytes + 1048575) / 1048576 ))
-  for d in dd-first dd; do # the second dd, right after the first, is the faster: the one compared
+  ddset="dd-first:$mb dd:$mb"
+  [ "${SOLVE:-0}" = 1 ] && ddset="$ddset dd-solve-first:$(( (sbytes + 1048575) / 1048576 )) dd-solve:$(( (sbytes + 1048575) / 1048576 ))"
+  for d in $ddset; do # the second dd of a pair, right after the first, is the faster: the one compared
+    n=${d#*:}
+    d=${d%:*}
     sync
-    [ "${SETTLE:-0}" = 0 ] || [ $d = dd ] || sleep "$SETTLE"
+    [ "${SETTLE:-0}" = 0 ] || [ "${d%-first}" != "$d" ] || sleep "$SETTLE"
     t0=$(date +%s.%N)
-    dd if=/dev/zero of=dd.bin bs=1M count=$mb conv=fdatasync 2> /dev/null
+    dd if=/dev/zero of=dd.bin bs=1M count=$n conv=fdatasync 2> /dev/null
     t1=$(date +%s.%N)
-    echo "$d - $(echo "$t1 - $t0" | bc -l) $((mb * 1048576))" >> runs.txt
+    echo "$d - $(echo "$t1 - $t0" | bc -l) $((n * 1048576))" >> runs.txt
     rm -f dd.bin
   done
   i=$((i + 1))
 done
 echo "bench_h5: $REP runs, load average $(cut -d' ' -f1-3 /proc/loadavg) (at start: $LOAD0), $(nproc) cores, $WORK on $(df -T . | awk 'NR==2 {print $2}'), REPLACE=${REPLACE:-0}"
 cat runs.txt | sed 's/^/  /'
-ddsec=$(awk '$1 == "dd" {print $3}' runs.txt | median)
-ddbytes=$(awk '$1 == "dd" {print $4}' runs.txt | head -1)
-ddbw=$(echo "$ddbytes / $ddsec / 1000000" | bc -l)
-printf "dd-first: median %.3f s (not compared)\n" "$(awk '$1 == "dd-first" {print $3}' runs.txt | median)"
-printf "dd:     median %.3f s for %d bytes = %.1f MB/s\n" "$ddsec" "$ddbytes" "$ddbw"
+ddbw() { # median bandwidth (MB/s) of the dd rows named $1
+  awk -v k="$1" '$1 == k {print $4 / $3 / 1000000}' runs.txt | median
+}
+for d in dd dd-solve; do
+  [ "$d" = dd ] || [ "${SOLVE:-0}" = 1 ] || continue
+  printf "%-15s median %.3f s for %d bytes = %.1f MB/s\n" "$d-first:" "$(awk -v k=$d-first '$1 == k {print $3}' runs.txt | median)" \
+    "$(awk -v k=$d-first '$1 == k {print $4}' runs.txt | head -1)" "$(ddbw $d-first)"
+  printf "%-15s median %.3f s for %d bytes = %.1f MB/s (compared)\n" "$d:" "$(awk -v k=$d '$1 == k {print $3}' runs.txt | median)" \
+    "$(awk -v k=$d '$1 == k {print $4}' runs.txt | head -1)" "$(ddbw $d)"
+done
 for v in $VARIANTS; do
   sec=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $3}' runs.txt | median)
   bytes=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $4}' runs.txt | head -1)
   bw=$(echo "$bytes / $sec / 1000000" | bc -l)
-  printf "h5 np%-6s median %.3f s for %d bytes = %.1f MB/s, ratio to dd %.2f\n" "$v:" "$sec" "$bytes" "$bw" \
-    "$(echo "$bw / $ddbw" | bc -l)"
+  case $v in *-solve) d=dd-solve ;; *) d=dd ;; esac
+  printf "h5 np%-8s median %.3f s for %d bytes = %.1f MB/s, ratio to %s %.2f (to %s-first %.2f)\n" "$v:" "$sec" "$bytes" \
+    "$bw" "$d" "$(echo "$bw / $(ddbw $d)" | bc -l)" "$d" "$(echo "$bw / $(ddbw $d-first)" | bc -l)"
 done
