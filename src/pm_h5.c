@@ -368,6 +368,36 @@ static int gk_cmp(const void *a, const void *b) {
   return (x->g > y->g) - (x->g < y->g);
 }
 
+/* Items in plan order to segments: segment q = (rank r, round c) holds the positions
+ * [b(q), b(q + 1)), b(q) = min(lo_r + cK, lo_r+1); sseg[q] is its first item and srow[i] item i's
+ * row in its round.  Returns 1; 0 at the first position smaller than the one before (the items
+ * are not in order: sort them and call again); -1 at the first outside [0, n_global) (*bad). */
+static int xplan_assign(xplan_t *pl, xrow_t *srow, int64_t *bad) {
+  int p = pl->nranks, nseg = p * pl->nrounds;
+  int32_t i = 0;
+  int64_t prev = 0;
+  for (int q = 0; q < nseg; q++) {
+    int r = q / pl->nrounds, c = q % pl->nrounds;
+    int64_t lr = slab_lo(pl->n_global, p, r), hr = slab_lo(pl->n_global, p, r + 1);
+    int64_t b = lr + (int64_t)c * pl->K < hr ? lr + (int64_t)c * pl->K : hr;
+    int64_t e = hr - b > pl->K ? b + pl->K : hr;
+    pl->sseg[q] = i;
+    for (; i < pl->n_mine; i++) {
+      int64_t g = xpos(pl, xitem(pl, i));
+      if (g < 0 || g >= pl->n_global) {
+        *bad = g;
+        return -1;
+      }
+      if (g < prev) return 0;
+      prev = g;
+      if (g >= e) break;
+      srow[i] = (xrow_t)(g - b);
+    }
+  }
+  pl->sseg[nseg] = pl->n_mine;
+  return 1;
+}
+
 /* Build the plan for items at positions pos[src(k)], k < n_mine, moved K slab rows per round
  * (K >= every slab: one round).  exact: every position of the slab must arrive exactly once
  * (PM_ERR_INCONSISTENT otherwise).  Collective; not agreed: the caller agrees. */
@@ -410,30 +440,11 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
       return PM_OK;
     }
   }
-  /* Local phase: sort by position (usually a check: owners list their items in global order);
-   * its errors are agreed before the first exchange so that no rank waits. */
-  int sorted = 1;
-  for (int32_t k = 0; k < n_mine && !ierr; k++) {
-    int64_t g = pos[src ? src[k] : k];
-    if (g < 0 || g >= n_global)
-      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                          "rank %d: %s position %" PRId64 " is outside the global range [0, %" PRId64
-                          "): local mesh and partition.meta disagree",
-                          rank, what, g, n_global);
-    else if (k > 0 && g < pos[src ? src[k - 1] : k - 1])
-      sorted = 0;
-  }
-  if (!ierr && !sorted) {
-    ierr = BIG_MALLOC(pairs, n_mine, "exchange plan");
-    if (!ierr) ierr = BIG_MALLOC(pl->order, n_mine, "exchange plan");
-    if (!ierr) {
-      for (int32_t k = 0; k < n_mine; k++) pairs[k] = (gk_t){pos[src ? src[k] : k], k};
-      qsort(pairs, (size_t)n_mine, sizeof *pairs, gk_cmp);
-      for (int32_t k = 0; k < n_mine; k++) pl->order[k] = pairs[k].k;
-    }
-  }
+  /* Local phase: each item's segment and row, in one pass over the positions when the owners
+   * list their items in global order (the usual case), else after sorting them; its errors are
+   * agreed before the first exchange so that no rank waits. */
   int nseg = p * pl->nrounds;
-  if (!ierr) ierr = PM_MALLOC(pl->sseg, nseg + 1, "exchange plan");
+  ierr = PM_MALLOC(pl->sseg, nseg + 1, "exchange plan");
   if (!ierr) ierr = PM_MALLOC(pl->rseg, nseg + 1, "exchange plan");
   if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
   if (!ierr) ierr = SCRATCH_GET(sx, sizeof(xrow_t) * (size_t)(n_mine > 0 ? n_mine : 1), srow); /* warm later */
@@ -441,21 +452,23 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
     rc = sc + p;
     sd = rc + p;
     rd = sd + p + 1;
-    /* Segment q = (rank r, round c) holds positions [b(q), b(q + 1)), b(q) = min(lo_r + cK, lo_r+1). */
-    int32_t i = 0;
-    for (int q = 0; q < nseg; q++) {
-      int r = q / pl->nrounds, c = q % pl->nrounds;
-      int64_t lr = slab_lo(n_global, p, r), hr = slab_lo(n_global, p, r + 1);
-      int64_t b = lr + (int64_t)c * pl->K < hr ? lr + (int64_t)c * pl->K : hr;
-      int64_t e = hr - b > pl->K ? b + pl->K : hr;
-      pl->sseg[q] = i;
-      for (; i < n_mine; i++) {
-        int64_t g = xpos(pl, xitem(pl, i));
-        if (g >= e) break;
-        srow[i] = (xrow_t)(g - b);
+    int64_t bad = 0;
+    int done = xplan_assign(pl, srow, &bad);
+    if (done == 0) { /* not in global order: sort, then again */
+      ierr = BIG_MALLOC(pairs, n_mine, "exchange plan");
+      if (!ierr) ierr = BIG_MALLOC(pl->order, n_mine, "exchange plan");
+      if (!ierr) {
+        for (int32_t k = 0; k < n_mine; k++) pairs[k] = (gk_t){pos[src ? src[k] : k], k};
+        qsort(pairs, (size_t)n_mine, sizeof *pairs, gk_cmp);
+        for (int32_t k = 0; k < n_mine; k++) pl->order[k] = pairs[k].k;
+        done = xplan_assign(pl, srow, &bad);
       }
     }
-    pl->sseg[nseg] = n_mine;
+    if (!ierr && done < 0)
+      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                          "rank %d: %s position %" PRId64 " is outside the global range [0, %" PRId64
+                          "): local mesh and partition.meta disagree",
+                          rank, what, bad, n_global);
   }
   PM_TRY(pm_comm_agree(comm, ierr));
   /* What comes from whom in which round, then the rows themselves. */
@@ -1254,7 +1267,9 @@ static int tmp_name(const char *path, long pid, char **out) {
 }
 
 /* Local checks before anything collective happens. */
-static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta) {
+/* What a result needs of the local mesh: cells of the mesh's dimension, each with its type's
+ * number of nodes.  nown (if not NULL): how many of the elements this rank owns. */
+static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, int32_t *nown) {
   PM_CHECK(l && meta, PM_ERR_ARG, "pm_h5: NULL local mesh or metadata");
   PM_CHECK(l->has_mesh, PM_ERR_ARG,
            "rank %d: the local mesh has no coordinates or elements (a lecture file with the tables only); "
@@ -1264,15 +1279,24 @@ static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta) {
   PM_CHECK(meta->global_nodes > 0 && meta->global_elems > 0, PM_ERR_ARG,
            "partition.meta: %" PRId64 " nodes and %" PRId64 " elements; a result needs both", meta->global_nodes,
            meta->global_elems);
+  /* Nodes of a cell by Gmsh type, 0 where the type is no cell of the dimension (one pass over
+   * a million elements: no call or switch per element). */
+  static const int8_t cell_nodes[2][PM_MSH_QUAD + 1] = {{0, 2, 0, 0}, {0, 0, 3, 4}};
+  const int8_t *nodes = cell_nodes[meta->dim - 1];
+  const int8_t *type = l->elem_type;
+  const int32_t *ptr = l->elem_ptr, *owner = l->elem_owner;
+  int32_t own = 0;
   for (int32_t e = 0; e < l->n_elems; e++) {
-    int t = l->elem_type[e];
-    PM_CHECK((meta->dim == 1 && t == PM_MSH_LINE) || (meta->dim == 2 && (t == PM_MSH_TRI || t == PM_MSH_QUAD)),
-             PM_ERR_INCONSISTENT, "rank %d: element %d has Gmsh type %d, not a cell of a %dD mesh", rank, e, t,
-             meta->dim);
-    PM_CHECK(l->elem_ptr[e + 1] - l->elem_ptr[e] == pm_msh_type_nodes(t), PM_ERR_INCONSISTENT,
-             "rank %d: element %d has %d nodes, its type %d has %d", rank, e, l->elem_ptr[e + 1] - l->elem_ptr[e], t,
-             pm_msh_type_nodes(t));
+    int t = type[e], nv = t >= 0 && t <= PM_MSH_QUAD ? nodes[t] : 0;
+    if (nv == 0 || ptr[e + 1] - ptr[e] != nv) {
+      PM_CHECK(nv != 0, PM_ERR_INCONSISTENT, "rank %d: element %d has Gmsh type %d, not a cell of a %dD mesh", rank, e,
+               t, meta->dim);
+      PM_CHECK(0, PM_ERR_INCONSISTENT, "rank %d: element %d has %d nodes, its type %d has %d", rank, e,
+               ptr[e + 1] - ptr[e], t, nv);
+    }
+    own += owner[e] == rank;
   }
+  if (nown) *nown = own;
   return PM_OK;
 }
 
@@ -1460,7 +1484,6 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   prof_faults_ = minor_faults();
 
   /* Everything local first, then one agreement. */
-  ierr = check_local(s->rank, l, meta);
   if (!ierr && !h5path) ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_h5: no HDF5 file name");
   if (!ierr) ierr = pm_strdup(h5path, &s->h5path);
   if (!ierr && xmfpath) ierr = pm_strdup(xmfpath, &s->xmfpath);
@@ -1468,15 +1491,13 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   if (!ierr && xmfpath) ierr = tmp_name(xmfpath, pid, &s->xmftmp);
   if (!ierr) pm_comm_on_abort(series_abort, s);
   int32_t nown = 0;
-  if (!ierr) {
-    for (int32_t e = 0; e < l->n_elems; e++) nown += l->elem_owner[e] == s->rank;
-    if (nown < l->n_elems) { /* else esel stays NULL: owned element k is local element k */
-      ierr = BIG_MALLOC(s->esel, nown > 0 ? nown : 1, "owned elements");
-      nown = 0;
-      if (!ierr)
-        for (int32_t e = 0; e < l->n_elems; e++)
-          if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
-    }
+  if (!ierr) ierr = check_local(s->rank, l, meta, &nown);
+  if (!ierr && nown < l->n_elems) { /* else esel stays NULL: owned element k is local element k */
+    ierr = BIG_MALLOC(s->esel, nown > 0 ? nown : 1, "owned elements");
+    nown = 0;
+    if (!ierr)
+      for (int32_t e = 0; e < l->n_elems; e++)
+        if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
   /* The plans' exchanges are collective: every rank builds both, then one agreement. */
@@ -1787,7 +1808,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
   MPI_TRY(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
   MPI_Comm_rank(c, &rank);
 
-  ierr = check_local(rank, l, meta);
+  ierr = check_local(rank, l, meta, NULL);
   if (!ierr && (!h5path || !name || !values || step < -1))
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_h5_read_field: missing argument or step %d < -1", step);
   if (!ierr && rank == 0) { /* the file's existence and kind: one rank looks */

@@ -40,9 +40,19 @@ pmesh_bad(h5_read_missing_field "no field 'nope' in /fields" ${RUN2} read h5_bad
 pmesh_bad(h5_read_cell_field "is a cell field" ${RUN2} read h5_bad_p2 h5_bad_mixed.h5 -1 1 cx)
 pmesh_bad(h5_read_bad_step "a single result has no step 3" ${RUN2} read h5_bad_p2 h5_bad_mixed.h5 3)
 pmesh_bad(h5_write_bad_dir "creating nonexistent_dir/x.h5.tmp" ${RUN2} write h5_bad_p2 nonexistent_dir/x)
+# A local mesh handed to pm_h5_write with an element that is no cell, or whose type has another
+# number of nodes (test_h5 alters the last rank's first element).
+pmesh_bad(h5_write_not_a_cell "element 0 has Gmsh type 15, not a cell of a 2D mesh" ${RUN2} write h5_bad_p2 h5_bad_x
+          --corrupt-type)
+pmesh_bad(h5_write_wrong_nodes "element 0 has 3 nodes, its type 3 has 4" ${RUN2} write h5_bad_p2 h5_bad_x --corrupt-nodes)
+# ... and node positions that are past the end of the global order, or that two nodes share.
+pmesh_bad(h5_write_bad_index "rank 1: node position 543 is outside the global range [0, 543)" ${RUN2} write h5_bad_p2
+          h5_bad_x --corrupt-index)
+pmesh_bad(h5_write_dup_index "is owned by" ${RUN2} write h5_bad_p2 h5_bad_x --corrupt-dup)
 pmesh_bad(h5_view_bad_dir "nonexistent_dir/v.h5.tmp" ${H5P} ${PMESH_MESHES}/mixed.msh 2 -o h5_bad_view --quiet --view nonexistent_dir/v.h5)
 foreach(t h5_read_missing h5_read_not_hdf5 h5_read_other_mesh h5_read_missing_field h5_read_cell_field h5_read_bad_step
-          h5_write_bad_dir)
+          h5_write_bad_dir h5_write_not_a_cell h5_write_wrong_nodes h5_write_bad_index
+          h5_write_dup_index)
   set_tests_properties(bad_${t} PROPERTIES FIXTURES_REQUIRED h5_bad LABELS "bad;h5")
 endforeach()
 set_tests_properties(bad_h5_view_bad_dir PROPERTIES LABELS "bad;h5")

@@ -1,6 +1,6 @@
 /* test_h5.c - MPI driver for pm_h5: writes results of a partition directory, reads them back.
  *
- *   test_h5 write  DIR OUT [--time | --shuffle]
+ *   test_h5 write  DIR OUT [--time | --shuffle | --corrupt-type|nodes|index|dup]
  *                                 OUT.h5/.xmf: u = x + 2y + 3 (nodal), cx = element centroid x
  *                                 (cell), tag = Gmsh element tag (cell, int32); prints the mesh
  *                                 fingerprint (--time: and the seconds and bytes written;
@@ -106,7 +106,10 @@ done:
   return ierr;
 }
 
-static int do_write(const char *dir, const char *out, int timed, int shuffled) {
+/* corrupt: what pm_h5 must refuse, made on the last rank: the first element gets a type that is
+ * no cell (1) or a type with another number of nodes (2); the first internal node's global
+ * position is past the end (3); the second internal node takes the first one's position (4). */
+static int do_write(const char *dir, const char *out, int timed, int shuffled, int corrupt) {
   pm_local_t *l = NULL;
   pm_meta_t *m = NULL;
   double *u = NULL, *cx = NULL;
@@ -122,8 +125,14 @@ static int do_write(const char *dir, const char *out, int timed, int shuffled) {
     if (rank_ == 0)
       fprintf(stderr, "test_h5: partition.meta mesh_fingerprint %016" PRIx64 " but the local meshes give %016" PRIx64 "\n",
               m->mesh_fingerprint, fp);
-    ierr = PM_ERR_INCONSISTENT;
+    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "partition.meta and the local meshes disagree");
   }
+  if (!ierr && (corrupt == 1 || corrupt == 2) && rank_ == nranks_ - 1 && l->n_elems > 0) {
+    int nv = l->elem_ptr[1] - l->elem_ptr[0];
+    l->elem_type[0] = corrupt == 1 ? PM_MSH_POINT : nv == 3 ? PM_MSH_QUAD : PM_MSH_TRI;
+  }
+  if (!ierr && corrupt == 3 && rank_ == nranks_ - 1 && l->n_internal > 0) l->node_index[0] = m->global_nodes;
+  if (!ierr && corrupt == 4 && rank_ == nranks_ - 1 && l->n_internal > 1) l->node_index[1] = l->node_index[0];
   if (!ierr) {
     snprintf(h5, sizeof h5, "%s.h5", out);
     snprintf(xmf, sizeof xmf, "%s.xmf", out);
@@ -233,8 +242,13 @@ int main(int argc, char **argv) {
   int ierr = PM_OK;
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "write") == 0 && argc >= 4) {
-    ierr = do_write(argv[2], argv[3], argc > 4 && strcmp(argv[4], "--time") == 0,
-                    argc > 4 && strcmp(argv[4], "--shuffle") == 0);
+    const char *opt = argc > 4 ? argv[4] : "";
+    ierr = do_write(argv[2], argv[3], strcmp(opt, "--time") == 0, strcmp(opt, "--shuffle") == 0,
+                    strcmp(opt, "--corrupt-type") == 0    ? 1
+                    : strcmp(opt, "--corrupt-nodes") == 0 ? 2
+                    : strcmp(opt, "--corrupt-index") == 0 ? 3
+                    : strcmp(opt, "--corrupt-dup") == 0   ? 4
+                                                          : 0);
   } else if (strcmp(mode, "series") == 0 && argc == 4) {
     ierr = do_series(argv[2], argv[3], 0);
   } else if (strcmp(mode, "abandon") == 0 && argc == 4) {
@@ -249,7 +263,7 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "all") == 0 && argc == 3) {
     char out[64];
     snprintf(out, sizeof out, "unit_h5_np%d", nranks_);
-    ierr = do_write(argv[2], out, 0, 0);
+    ierr = do_write(argv[2], out, 0, 0, 0);
     if (!ierr) {
       char f[80];
       snprintf(f, sizeof f, "%s.h5", out);
