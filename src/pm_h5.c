@@ -550,13 +550,16 @@ struct xplan;
 typedef void (*xget_t)(const void *ctx, const struct xplan *pl, int a, int b, char *dst, const xrow_t *to, int w);
 
 /* What a round carries: the items' data (data[src(it)] or get(ctx, it), width bytes each), or
- * with SOURCES the rank each row comes from (int32; nothing is sent). */
+ * with SOURCES the rank each row comes from (int32; nothing is sent).  get32 (optional, with
+ * get): the same rows of int64 as int32 (width / 2 bytes), for the items that travel to other
+ * ranks; they are widened on arrival.  Half the bytes to pack, move and unpack. */
 typedef struct xsrc {
   int width;
   const void *data;
   xget_t get;
   const void *ctx;
   int sources;
+  xget_t get32;
 } xsrc_t;
 
 /* dst row roff[j] = src row j, j < n (rows of w bytes; the usual widths become plain moves). */
@@ -583,6 +586,15 @@ static void rows_scatter(char *dst, const xrow_t *roff, const char *src, int32_t
       SCATTER_((size_t)w);
   }
 #undef SCATTER_
+}
+
+/* dst row roff[j] = src row j widened, j < n (rows of nc int32 -> nc int64). */
+static void rows_widen(char *dst, const xrow_t *roff, const char *src, int32_t n, int nc) {
+  const int32_t *in = (const int32_t *)(const void *)src;
+  for (int32_t j = 0; j < n; j++, in += nc) {
+    int64_t *o = (int64_t *)(void *)(dst + (size_t)roff[j] * nc * sizeof(int64_t));
+    for (int v = 0; v < nc; v++) o[v] = in[v];
+  }
 }
 
 /* Items a..b-1 of the plan's order into dst: row j (to == NULL) or row to[j] (j = i - a). */
@@ -664,11 +676,12 @@ static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, int m, const xsr
       nsend += pl->sseg[r * nr + c + m] - pl->sseg[r * nr + c];
       nrecv += pl->rseg[r * nr + c + m] - pl->rseg[r * nr + c];
     }
-  size_t sbytes = ((size_t)nsend * w + 63) / 64 * 64;
+  int tw = x->get32 ? w / 2 : w; /* bytes of an item in transit */
+  size_t sbytes = ((size_t)nsend * tw + 63) / 64 * 64;
   char *xb = NULL;
-  if (!ierr) ierr = SCRATCH_GET(sx, sbytes + (size_t)nrecv * w + 1, xb);
+  if (!ierr) ierr = SCRATCH_GET(sx, sbytes + (size_t)nrecv * tw + 1, xb);
   if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
-  if (!ierr) ierr = byte_type(w, &t);
+  if (!ierr) ierr = byte_type(tw, &t);
   STEP(comm, ierr);
   sbuf = xb;
   rbuf = xb + sbytes;
@@ -681,7 +694,10 @@ static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, int m, const xsr
     sd[r + 1] = sd[r] + sc[r];
     rd[r + 1] = rd[r] + rc[r];
     if (r != me) { /* items for rank r's rounds: into the send buffer */
-      x_pack(pl, x, a, b, sbuf + (size_t)sd[r] * w, NULL);
+      if (x->get32)
+        x->get32(x->ctx, pl, a, b, sbuf + (size_t)sd[r] * tw, NULL, tw);
+      else
+        x_pack(pl, x, a, b, sbuf + (size_t)sd[r] * w, NULL);
       continue;
     }
     for (int j = 0; j < m; j++) /* this rank's own: straight to their rows, a round at a time */
@@ -693,8 +709,11 @@ static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, int m, const xsr
     if (s != me)
       for (int j = 0; j < m; j++) { /* rank s's items arrive round after round */
         int i0 = pl->rseg[s * nr + c + j], i1 = pl->rseg[s * nr + c + j + 1];
-        rows_scatter(buf + (size_t)j * pl->K * w, pl->roff + i0,
-                     rbuf + ((size_t)rd[s] + (size_t)(i0 - pl->rseg[s * nr + c])) * w, i1 - i0, w);
+        const char *in = rbuf + ((size_t)rd[s] + (size_t)(i0 - pl->rseg[s * nr + c])) * tw;
+        if (x->get32)
+          rows_widen(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w / (int)sizeof(int64_t));
+        else
+          rows_scatter(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w);
       }
   *out = buf;
 cleanup:
@@ -1337,6 +1356,21 @@ static void elem_nodes_get(const void *ctx, const xplan_t *pl, int a, int b, cha
   }
 }
 
+/* The same as int32 (an xsrc_t's get32; positions below 2^31), rows of nv = w / 4. */
+static void elem_nodes_get32(const void *ctx, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to, int w) {
+  const pm_h5_series_t *s = ctx;
+  const pm_local_t *l = s->local;
+  const int32_t *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
+  const int64_t *ni = l->node_index;
+  int nv = w / (int)sizeof(int32_t);
+  for (int i = a; i < b; i++) {
+    int32_t k = xitem(pl, i);
+    const int32_t *nd = en + ptr[esel ? esel[k] : k];
+    int32_t *o = (int32_t *)(void *)(dst + (size_t)(to ? to[i - a] : i - a) * w);
+    for (int v = 0; v < nv; v++) o[v] = (int32_t)ni[nd[v]];
+  }
+}
+
 /* Dataset loc/name of [n_global] (ncols 0) or [n_global x ncols] from what x carries through
  * plan pl, a group of rounds at a time.  Collective: every rank creates it and makes one H5Dwrite per
  * group of rounds, with an empty selection where it has no rows. */
@@ -1382,7 +1416,12 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
     }
   if (ntypes == 1) { /* the usual mesh: the slab's rows are the dataset's rows, positions only */
     int nv = pm_msh_type_nodes(one);
-    xsrc_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s, 0};
+    xsrc_t x = {(int)sizeof(int64_t) * nv,
+                NULL,
+                elem_nodes_get,
+                s,
+                0,
+                s->meta->global_nodes <= INT32_MAX ? elem_nodes_get32 : NULL};
     STEP(s->comm, write_rows(s, g, "/mesh", conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, ep, &x, NULL));
     goto cleanup;
   }
@@ -1410,7 +1449,7 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   snprintf(wmixed, sizeof wmixed, "dataset /mesh/mixed of %s", s->h5path);
   STEP(s->comm,
        dset_create(g, "mixed", H5T_STD_I64LE, 0, 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], NULL, wmixed, &dm));
-  xsrc_t x = {(int)sizeof(int64_t) * ELEM_W, NULL, elem_get, s, 0};
+  xsrc_t x = {(int)sizeof(int64_t) * ELEM_W, NULL, elem_get, s, 0, NULL};
   for (int c = 0; c < ep->nrounds; c++) {
     const void *buf = NULL;
     int64_t rows = 0, *split = NULL, *tr[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0;
@@ -1444,8 +1483,9 @@ static int series_write_mesh(pm_h5_series_t *s) {
           s->h5path);
   H5_STEP(s->comm, gf = H5Gcreate2(s->file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
           "creating group /fields in %s", s->h5path);
-  xsrc_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, 0}, gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, 0};
-  xsrc_t from = {(int)sizeof(int32_t), NULL, NULL, NULL, 1};
+  xsrc_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, 0, NULL};
+  xsrc_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, 0, NULL},
+         from = {(int)sizeof(int32_t), NULL, NULL, NULL, 1, NULL};
   STEP(s->comm, write_rows(s, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, &s->np, &xyz, NULL));
   STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &s->np, &gid, "node"));
   STEP(s->comm, write_rows(s, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, &s->np, &from, "node"));
@@ -1582,7 +1622,7 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
   for (int f = 0; f < nfields; f++) {
     const pm_h5_field_t *fd = &fields[f];
     const xplan_t *pl = fd->on_elements ? &s->ep : &s->np;
-    xsrc_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL, 0};
+    xsrc_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL, 0, NULL};
     STEP(s->comm,
          write_rows(s, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
                     fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, pl, &x, fd->on_elements ? "cell" : "node"));
