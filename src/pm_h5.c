@@ -4,8 +4,8 @@
  * Its owner sends it, with MPI_Alltoallv, to the rank whose slab of the global order holds that
  * position (rank r holds [floor(r n / p), floor((r+1) n / p))); each rank then writes its slab
  * as contiguous hyperslabs, collectively.  Both go in rounds of a few thousand rows through
- * small buffers that stay in cache (see xplan_t), and a thread per node makes every few MB
- * durable as soon as they are written (wb_setup).  The same plan run backwards serves
+ * small buffers that stay in cache (see xplan_t), and the kernel is asked to start writing each
+ * 16 MB to disk as soon as it is written (write_behind).  The same plan run backwards serves
  * restarts.
  * Element connectivity goes per type: each rank counts the elements of each type in its slab
  * of the global element order and an MPI_Exscan over those counts places its rows. */
@@ -1200,13 +1200,10 @@ struct pm_h5_series {
 
 /* Write-behind on one rank per node (the node's ranks share its page cache, and fdatasync covers
  * the whole file), syncing each time it has written its share of WB_NODE_STEP more bytes; off
- * with PMESH_H5_WRITE_BEHIND=0.  Collective.  On the benchmark VM an fdatasync costs about
- * 0.3 ms plus 0.65 ms per MB (the host makes the data durable), so small steps cost little and
- * keep the disk busy from the first MB.  Medians of the 1M-node write, 4 loops of 11-15 runs
- * with the variants in rotating order, 16 -> 4 MB of the node: np = 2, 0.128 -> 0.117,
- * 0.119 -> 0.113, 0.119 -> 0.113, 0.127 -> 0.120 s (8, 2, 1 and 0 MB: 0.123, 0.114, 0.108 and
- * 0.118 s where measured); np = 1, 0.095 -> 0.092, 0.087 -> 0.087, 0.095 -> 0.098 s. */
-enum { WB_NODE_STEP = 4 << 20 };
+ * with PMESH_H5_WRITE_BEHIND=0.  Collective.  Medians of 11 runs of the 1M-node write, same
+ * loop, by MB of the node between syncs: np = 1, 16/32 MB: 0.110/0.116 s; np = 2, 8/16/32 MB:
+ * 0.134/0.129/0.136 s. */
+enum { WB_NODE_STEP = 16 << 20 };
 
 static int wb_setup(pm_h5_series_t *s) {
   int ierr = PM_OK, local = 0, nlocal = 1;
