@@ -1286,9 +1286,9 @@ static int tmp_name(const char *path, long pid, char **out) {
   return PM_OK;
 }
 
-/* Local checks before anything collective happens. */
-/* What a result needs of the local mesh: cells of the mesh's dimension, each with its type's
- * number of nodes.  nown (if not NULL): how many of the elements this rank owns. */
+/* Local checks before anything collective happens: what a result needs of the local mesh (cells
+ * of the mesh's dimension, each with its type's number of nodes).  nown (if not NULL): how many
+ * of the elements this rank owns. */
 static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, int32_t *nown) {
   PM_CHECK(l && meta, PM_ERR_ARG, "pm_h5: NULL local mesh or metadata");
   PM_CHECK(l->has_mesh, PM_ERR_ARG,
