@@ -2,7 +2,8 @@
 # waiting in that call; pmesh must still end the job (pm_comm_agree's deadline, the pm_h5
 # watchdog) with a message naming a rank and the cause: never a hang, never exit 0, the
 # previous result unchanged and no temporary left.  Every pwrite of a result's write, on each
-# rank and on all ranks, fails in turn; so does every pread of a restart's read.
+# rank and on all ranks, fails in turn; so does every pread of a restart's read, and every
+# pwrite of partition --view.
 #   faults.sh LIBFAIL_IO.so
 set -e
 . "$PMESH_TESTS/h5/common.sh"
@@ -62,13 +63,14 @@ faulty() {
   esac
   [ $rc -le 125 ] || { cat err.txt; fail "killed by a signal (status $rc): $what"; }
   ! grep -q "AddressSanitizer\|runtime error" err.txt || { cat err.txt; fail "sanitizer report: $what"; }
-  grep -Eq "(error: \[rank [0-9]+\]|rank [0-9]+: error:) .*(No space left on device|Input/output error|has not returned)" err.txt ||
-    { cat err.txt; fail "no message naming a rank and the cause: $what"; }
+  grep -Eq "$FAULT_MSG" err.txt || { cat err.txt; fail "no message naming a rank and the cause: $what"; }
   for f in $keep; do cmp -s "$f" "keep/$f" || fail "$f changed: $what"; done
   ! ls | grep -q '\.tmp\.' || fail "temporary left ($(ls | grep '\.tmp\.')): $what"
   n_runs=$((n_runs + 1))
 }
 n_runs=0
+# What the message must say (faulty): a rank and the cause.
+FAULT_MSG="(error: \[rank [0-9]+\]|rank [0-9]+: error:) .*(No space left on device|Input/output error|has not returned)"
 
 # Writes: solve at np 2 over an earlier result.
 calls 2 pwrite "$SOLVE" -p p2 -o res.h5
@@ -82,4 +84,12 @@ cp lin.h5 keep/
 calls 3 pread "$T" read p3 lin.h5
 [ $nall -ge 2 ] || fail "only $nall pread calls"
 every 3 pread "0 1 2 all" lin.h5 "$T" read p3 lin.h5
-echo "ok: $n_runs failing runs, each ended with a message naming a rank, none hung; results kept"
+
+# partition --view (serial): every pwrite of the view fails in turn.  partition must end with
+# the cause, keep the earlier view and leave no temporary.
+"$PARTITION" "$m" 2 -o pv --quiet --view v.h5 || fail "partition --view"
+cp v.h5 v.xmf keep/
+calls 1 pwrite "$PARTITION" "$m" 2 -o pv --quiet --view v.h5
+FAULT_MSG="partition: error: .*No space left on device"
+every 1 pwrite all "v.h5 v.xmf" "$PARTITION" "$m" 2 -o pv --quiet --view v.h5
+echo "ok: $n_runs failing runs, each ended with a message naming the cause (and the rank, where MPI ranks write), none hung; results kept"
