@@ -1333,43 +1333,42 @@ static void elem_get(const void *ctx, const xplan_t *pl, int a, int b, char *dst
   }
 }
 
-/* Owned elements' node positions only, nv = w / 8 of them (an xget_t): a mesh of one type. */
-static void elem_nodes_get(const void *ctx, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to, int w) {
-  const pm_h5_series_t *s = ctx;
+/* Owned elements' node positions only (a mesh of one type), nv = w / size of them per row, as
+ * int64 (size 8) or as int32 (size 4: positions below 2^31, for the items in transit).  The two
+ * xget_t's below fix size, so that the loop is compiled for each. */
+static inline void elem_nodes_(const pm_h5_series_t *s, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to,
+                               int w, int size) {
   const pm_local_t *l = s->local;
   const int32_t *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
   const int64_t *ni = l->node_index;
-  int nv = w / (int)sizeof(int64_t);
+  int nv = w / size;
   for (int i = a; i < b; i++) {
     int32_t k = xitem(pl, i);
     const int32_t *nd = en + ptr[esel ? esel[k] : k];
-    int64_t it[4];
     char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
-    if (nv == 3) { /* the usual case, straight-line */
-      it[0] = ni[nd[0]];
-      it[1] = ni[nd[1]];
-      it[2] = ni[nd[2]];
-      memcpy(o, it, 3 * sizeof(int64_t));
+    if (nv == 3 && size == (int)sizeof(int64_t)) { /* the usual cases, straight-line */
+      int64_t it[3] = {ni[nd[0]], ni[nd[1]], ni[nd[2]]};
+      memcpy(o, it, sizeof it);
+    } else if (nv == 3) {
+      int32_t it[3] = {(int32_t)ni[nd[0]], (int32_t)ni[nd[1]], (int32_t)ni[nd[2]]};
+      memcpy(o, it, sizeof it);
     } else {
-      for (int v = 0; v < nv; v++) it[v] = ni[nd[v]];
-      memcpy(o, it, (size_t)w);
+      for (int v = 0; v < nv; v++) /* rows are aligned to their element size */
+        if (size == (int)sizeof(int64_t))
+          ((int64_t *)(void *)o)[v] = ni[nd[v]];
+        else
+          ((int32_t *)(void *)o)[v] = (int32_t)ni[nd[v]];
     }
   }
 }
 
-/* The same as int32 (an xsrc_t's get32; positions below 2^31), rows of nv = w / 4. */
+static void elem_nodes_get(const void *ctx, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to, int w) {
+  elem_nodes_(ctx, pl, a, b, dst, to, w, (int)sizeof(int64_t));
+}
+
+/* The same as int32 (an xsrc_t's get32). */
 static void elem_nodes_get32(const void *ctx, const xplan_t *pl, int a, int b, char *dst, const xrow_t *to, int w) {
-  const pm_h5_series_t *s = ctx;
-  const pm_local_t *l = s->local;
-  const int32_t *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
-  const int64_t *ni = l->node_index;
-  int nv = w / (int)sizeof(int32_t);
-  for (int i = a; i < b; i++) {
-    int32_t k = xitem(pl, i);
-    const int32_t *nd = en + ptr[esel ? esel[k] : k];
-    int32_t *o = (int32_t *)(void *)(dst + (size_t)(to ? to[i - a] : i - a) * w);
-    for (int v = 0; v < nv; v++) o[v] = (int32_t)ni[nd[v]];
-  }
+  elem_nodes_(ctx, pl, a, b, dst, to, w, (int)sizeof(int32_t));
 }
 
 /* Dataset loc/name of [n_global] (ncols 0) or [n_global x ncols] from what x carries through

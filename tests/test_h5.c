@@ -127,12 +127,14 @@ static int do_write(const char *dir, const char *out, int timed, int shuffled, i
               m->mesh_fingerprint, fp);
     ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "partition.meta and the local meshes disagree");
   }
-  if (!ierr && (corrupt == 1 || corrupt == 2) && rank_ == nranks_ - 1 && l->n_elems > 0) {
-    int nv = l->elem_ptr[1] - l->elem_ptr[0];
-    l->elem_type[0] = corrupt == 1 ? PM_MSH_POINT : nv == 3 ? PM_MSH_QUAD : PM_MSH_TRI;
+  if (!ierr && corrupt && rank_ == nranks_ - 1) {
+    if (corrupt <= 2 && l->n_elems > 0) {
+      int nv = l->elem_ptr[1] - l->elem_ptr[0];
+      l->elem_type[0] = corrupt == 1 ? PM_MSH_POINT : nv == 3 ? PM_MSH_QUAD : PM_MSH_TRI;
+    }
+    if (corrupt == 3 && l->n_internal > 0) l->node_index[0] = m->global_nodes;
+    if (corrupt == 4 && l->n_internal > 1) l->node_index[1] = l->node_index[0];
   }
-  if (!ierr && corrupt == 3 && rank_ == nranks_ - 1 && l->n_internal > 0) l->node_index[0] = m->global_nodes;
-  if (!ierr && corrupt == 4 && rank_ == nranks_ - 1 && l->n_internal > 1) l->node_index[1] = l->node_index[0];
   if (!ierr) {
     snprintf(h5, sizeof h5, "%s.h5", out);
     snprintf(xmf, sizeof xmf, "%s.xmf", out);
