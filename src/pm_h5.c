@@ -152,6 +152,15 @@ static void h5_close_id(hid_t *id, herr_t (*close)(hid_t)) {
   *id = -1;
 }
 
+/* H5Gcreate2 without modification times, as dset_create: the same run writes the same bytes
+ * (by default HDF5 stamps each object with the second it was made). */
+static hid_t group_create(hid_t loc, const char *name) {
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+  if (gcpl >= 0 && H5Pset_obj_track_times(gcpl, 0) >= 0) g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+  h5_close_id(&gcpl, H5Pclose);
+  return g;
+}
+
 static int valid_name(const char *s) {
   if (!s || !*s || strlen(s) > NAME_MAX_) return 0;
   for (; *s; s++)
@@ -902,6 +911,7 @@ static int dset_create(hid_t loc, const char *name, hid_t ftype, int ncols, int6
   H5_TRY(fs = H5Screate_simple(nd, dims, NULL), "H5Screate_simple for %s", where);
   H5_TRY(dcpl = H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate for %s", where);
   H5_TRY(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time for %s", where);
+  H5_TRY(H5Pset_obj_track_times(dcpl, 0), "H5Pset_obj_track_times for %s", where);
   H5_WATCH("HDF5 creating %s", where);
   H5_TRY(*ds = H5Dcreate2(loc, name, ftype, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT), "creating %s", where);
   if (center) PM_TRY(write_str_attr(*ds, "center", center, where));
@@ -1479,10 +1489,8 @@ static int series_write_mesh(pm_h5_series_t *s) {
   const pm_local_t *l = s->local;
   int ierr = PM_OK;
   hid_t g = -1, gf = -1;
-  H5_STEP(s->comm, g = H5Gcreate2(s->file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group /mesh in %s",
-          s->h5path);
-  H5_STEP(s->comm, gf = H5Gcreate2(s->file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-          "creating group /fields in %s", s->h5path);
+  H5_STEP(s->comm, g = group_create(s->file, "mesh"), "creating group /mesh in %s", s->h5path);
+  H5_STEP(s->comm, gf = group_create(s->file, "fields"), "creating group /fields in %s", s->h5path);
   xsrc_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, 0, NULL};
   xsrc_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, 0, NULL},
          from = {(int)sizeof(int32_t), NULL, NULL, NULL, 1, NULL};
@@ -1613,8 +1621,7 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
   if (step >= 0) {
-    H5_STEP(s->comm, g = H5Gcreate2(s->file, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group %s in %s", gname,
-           s->h5path);
+    H5_STEP(s->comm, g = group_create(s->file, gname), "creating group %s in %s", gname, s->h5path);
     STEP(s->comm, write_num_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &time, gname));
   } else {
     H5_STEP(s->comm, g = H5Gopen2(s->file, gname, H5P_DEFAULT), "opening group %s in %s", gname, s->h5path);
@@ -1645,7 +1652,7 @@ int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fiel
   h5_watch_setup(s->comm, s->h5path);
   char gname[64];
   if (s->x.nsteps == 0 && !s->single) {
-    hid_t g = H5Gcreate2(s->file, "steps", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = group_create(s->file, "steps");
     if (g < 0) ierr = h5_error(__FILE__, __LINE__, "creating group /steps in %s", s->h5path);
     else H5Gclose(g);
   }
@@ -2016,8 +2023,8 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   file = H5Fcreate(h5tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   H5_TRY(file, "creating %s (temporary name of %s)", h5tmp, h5path);
   o.file = file;
-  H5_TRY(g = H5Gcreate2(file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating /mesh in %s", h5path);
-  H5_TRY(gf = H5Gcreate2(file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating /fields in %s", h5path);
+  H5_TRY(g = group_create(file, "mesh"), "creating /mesh in %s", h5path);
+  H5_TRY(gf = group_create(file, "fields"), "creating /fields in %s", h5path);
   PM_TRY(write_slab(&o, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, m->n_nodes, 0, m->n_nodes,
                     m->xyz, NULL));
   PM_TRY(write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, m->n_nodes, 0, m->n_nodes,
