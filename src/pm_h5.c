@@ -1768,9 +1768,11 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
       if (rename(s->h5tmp, s->h5path) != 0)
         ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot move %s into place: %s", s->h5path, s->h5tmp,
                             strerror(errno));
-      if (!ierr && s->xmfpath && rename(s->xmftmp, s->xmfpath) != 0)
-        ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot move %s into place: %s", s->xmfpath,
-                            s->xmftmp, strerror(errno));
+      if (!ierr && s->xmfpath && rename(s->xmftmp, s->xmfpath) != 0) /* two files are not renamed as one */
+        ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__,
+                            "%s: cannot move %s into place: %s (%s is the new result already; an earlier %s "
+                            "describes the earlier one)",
+                            s->xmfpath, s->xmftmp, strerror(errno), s->h5path, s->xmfpath);
     }
     PM_TRY(pm_comm_agree(s->comm, ierr));
     prof_[PROF_XMF] += prof_now() - t;

@@ -58,7 +58,8 @@ endforeach()
 set_tests_properties(bad_h5_view_bad_dir PROPERTIES LABELS "bad;h5")
 
 # Faults: a pwrite or pread that fails on one rank (or all), at each call in turn, inside the
-# collective HDF5 calls of a result's write and of a restart's read.  The job must end with a
+# collective HDF5 calls of a result's write and of a restart's read; the XDMF's fsync, and each
+# rename that puts a result in place.  The job must end with a
 # message naming a rank and the cause, never hang; the previous result stays, no temporary is
 # left.  tests/h5/fail_io.c is the LD_PRELOAD library that injects the failures.
 add_library(pmesh_fail_io MODULE h5/fail_io.c)

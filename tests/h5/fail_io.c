@@ -1,11 +1,14 @@
 /* fail_io.c - fault injection for the h5_faults test: an LD_PRELOAD library that makes pwrite or
  * pread fail on one MPI rank (or all), from its Nth call on a file whose name contains ".h5".
  * That is where HDF5 and ROMIO do their I/O, and a full disk or a bad block fails that way.
+ * Likewise fsync on a file whose name contains ".xmf" (pm_h5 syncs the XDMF before renaming
+ * it; stdio's own writes go to libc's internal write, which no preload can replace), and
+ * rename from a name containing ".tmp." (putting a result in place).
  *
- *   PMESH_FAULT_OP    pwrite (fails with ENOSPC) or pread (fails with EIO)
+ *   PMESH_FAULT_OP    pwrite (fails with ENOSPC), pread, fsync or rename (fail with EIO)
  *   PMESH_FAULT_RANK  the rank (PMI_RANK, set by MPICH's mpiexec) whose calls fail, or "all"
  *   PMESH_FAULT_AT    N >= 1: the Nth call and every later one fail (a full disk stays full)
- *   PMESH_FAULT_COUNT a path: at a normal exit, append "RANK PWRITES PREADS" to it (how many
+ *   PMESH_FAULT_COUNT a path: at a normal exit, append "RANK PWRITES PREADS FSYNCS RENAMES" (how many
  *                     calls a run makes, so that the test can fail each one in turn)
  * Built without sanitizers; load it only into the MPI processes (mpiexec -genv LD_PRELOAD). */
 #define _GNU_SOURCE
@@ -17,24 +20,27 @@
 #include <string.h>
 #include <unistd.h>
 
-static long calls[2]; /* pwrite, pread on .h5 files */
+enum { PWRITE, PREAD, FSYNC, RENAME, NOPS };
+static const char *const names[NOPS] = {"pwrite", "pread", "fsync", "rename"};
+static long calls[NOPS]; /* the calls each op counts (see fails) */
 
-static int on_h5(int fd) {
+/* Whether fd's file name contains part. */
+static int fd_is(int fd, const char *part) {
   char link[64], path[4096];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(link, path, sizeof path - 1);
   if (n <= 0) return 0;
   path[n] = '\0';
-  return strstr(path, ".h5") != NULL;
+  return strstr(path, part) != NULL;
 }
 
-/* Whether this call (op 0: pwrite, 1: pread) on fd fails. */
-static int fails(int op, int fd) {
-  if (!on_h5(fd)) return 0;
+/* Whether this call of op, which counts (it concerns the files op is about), fails. */
+static int fails(int op, int counts) {
+  if (!counts) return 0;
   long k = ++calls[op];
   const char *want = getenv("PMESH_FAULT_OP"), *r = getenv("PMESH_FAULT_RANK"), *at = getenv("PMESH_FAULT_AT");
   const char *me = getenv("PMI_RANK");
-  if (!want || !r || !at || strcmp(want, op ? "pread" : "pwrite") != 0) return 0;
+  if (!want || !r || !at || strcmp(want, names[op]) != 0) return 0;
   if (strcmp(r, "all") != 0 && (!me || atoi(r) != atoi(me))) return 0;
   return k >= atol(at);
 }
@@ -42,7 +48,7 @@ static int fails(int op, int fd) {
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
   static ssize_t (*real)(int, const void *, size_t, off_t);
   if (!real) *(void **)&real = dlsym(RTLD_NEXT, "pwrite");
-  if (fails(0, fd)) {
+  if (fails(PWRITE, fd_is(fd, ".h5"))) {
     errno = ENOSPC;
     return -1;
   }
@@ -52,11 +58,31 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
 ssize_t pread(int fd, void *buf, size_t n, off_t off) {
   static ssize_t (*real)(int, void *, size_t, off_t);
   if (!real) *(void **)&real = dlsym(RTLD_NEXT, "pread");
-  if (fails(1, fd)) {
+  if (fails(PREAD, fd_is(fd, ".h5"))) {
     errno = EIO;
     return -1;
   }
   return real(fd, buf, n, off);
+}
+
+int fsync(int fd) {
+  static int (*real)(int);
+  if (!real) *(void **)&real = dlsym(RTLD_NEXT, "fsync");
+  if (fails(FSYNC, fd_is(fd, ".xmf"))) {
+    errno = EIO;
+    return -1;
+  }
+  return real(fd);
+}
+
+int rename(const char *from, const char *to) {
+  static int (*real)(const char *, const char *);
+  if (!real) *(void **)&real = dlsym(RTLD_NEXT, "rename");
+  if (fails(RENAME, strstr(from, ".tmp.") != NULL)) {
+    errno = EIO;
+    return -1;
+  }
+  return real(from, to);
 }
 
 __attribute__((destructor)) static void report(void) {
@@ -64,6 +90,6 @@ __attribute__((destructor)) static void report(void) {
   if (!path) return;
   FILE *fp = fopen(path, "a");
   if (!fp) return;
-  fprintf(fp, "%s %ld %ld\n", me ? me : "-1", calls[0], calls[1]);
+  fprintf(fp, "%s %ld %ld %ld %ld\n", me ? me : "-1", calls[PWRITE], calls[PREAD], calls[FSYNC], calls[RENAME]);
   fclose(fp);
 }
