@@ -1216,6 +1216,14 @@ struct pm_h5_series {
  * two, 25 runs: 0.1115 s against 0.1098 s for 16 MB: noise.) */
 enum { WB_NODE_STEP = 16 << 20 };
 
+/* pm_h5's own helper threads (write-behind, the XDMF job) run only where MPI allows threads
+ * beside the one that calls it: MPI_THREAD_FUNNELED or more (MPI_Init gives MPICH's default,
+ * MPI_THREAD_SINGLE).  Without them the file is the same; its write may take longer. */
+static int threads_allowed(void) {
+  int level = MPI_THREAD_SINGLE;
+  return MPI_Query_thread(&level) == MPI_SUCCESS && level >= MPI_THREAD_FUNNELED;
+}
+
 static int wb_setup(pm_h5_series_t *s) {
   int ierr = PM_OK, local = 0, nlocal = 1;
   MPI_Comm node = MPI_COMM_NULL;
@@ -1223,7 +1231,8 @@ static int wb_setup(pm_h5_series_t *s) {
   MPI_TRY(MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   MPI_Comm_rank(node, &local);
   MPI_Comm_size(node, &nlocal);
-  if (local == 0 && !(env && strcmp(env, "0") == 0)) wb_begin(&s->wb, s->h5tmp, WB_NODE_STEP / nlocal);
+  if (local == 0 && threads_allowed() && !(env && strcmp(env, "0") == 0))
+    wb_begin(&s->wb, s->h5tmp, WB_NODE_STEP / nlocal);
 cleanup:
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   return ierr;
@@ -1742,7 +1751,7 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
     int threaded = 0;
     double t = prof_now();
     if (s->rank == 0 && s->xmfpath) {
-      threaded = thrd_create(&th, xmf_job_run, &job) == thrd_success;
+      threaded = threads_allowed() && thrd_create(&th, xmf_job_run, &job) == thrd_success;
       if (!threaded) xmf_job_run(&job);
     }
     prof_[PROF_XMF] += prof_now() - t;
@@ -1781,9 +1790,9 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
       for (int k = 0; k < PROF_N; k++) other -= prof_[k];
       fprintf(stderr,
               "pm_h5 profile (rank 0, s): prepare %.3f open %.3f exchange %.3f dataset-writes %.3f flush %.3f "
-              "close %.3f xmf+rename %.3f other %.3f page-faults %ld\n",
+              "close %.3f xmf+rename %.3f other %.3f page-faults %ld write-behind-thread %d xmf-thread %d\n",
               prof_[PROF_PREP], prof_[PROF_OPEN], prof_[PROF_EXCHANGE], prof_[PROF_WRITE], prof_[PROF_FLUSH],
-              prof_[PROF_CLOSE], prof_[PROF_XMF], other, minor_faults() - prof_faults_);
+              prof_[PROF_CLOSE], prof_[PROF_XMF], other, minor_faults() - prof_faults_, s->wb.running, threaded);
     }
   }
 cleanup:

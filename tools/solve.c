@@ -712,7 +712,8 @@ cleanup:
 }
 
 int main(int argc, char **argv) {
-  int provided = 0; /* pm_h5's helper threads make no MPI call: FUNNELED (see pm_h5.h) */
+  int provided = 0; /* pm_h5's helper threads make no MPI call: FUNNELED (see pm_h5.h); with less
+                     * it starts none (MPI_Query_thread) */
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

@@ -40,7 +40,9 @@
  * syncs the file to disk as it grows, rank 0 writes the XDMF file, a watchdog times HDF5's
  * collective calls).  None of them calls MPI or HDF5, so MPI_THREAD_FUNNELED is enough:
  * initialise MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), as solve
- * does. */
+ * does.  Below that level (MPI_Init gives MPICH's default, MPI_THREAD_SINGLE), asked with
+ * MPI_Query_thread, the write-behind and the XDMF thread do not start: the same file, written
+ * by the calling thread alone.  The watchdog still runs: it only prints and ends the process. */
 #ifndef PMESH_PM_H5_H
 #define PMESH_PM_H5_H
 
