@@ -175,8 +175,9 @@ static int valid_name(const char *s) {
  * faults during the write: on the benchmark machine (a virtual machine) each fresh 4 KiB page
  * costs about 10 us, so they show where MPI, HDF5 or pmesh touched new memory. */
 enum { PROF_PREP, PROF_OPEN, PROF_EXCHANGE, PROF_WRITE, PROF_FLUSH, PROF_CLOSE, PROF_XMF, PROF_N };
-static double prof_[PROF_N], prof_start_; /* prof_start_: when the series began */
-static long prof_faults_;                 /* the process's minor page faults when the series began */
+static double prof_[PROF_N], prof_in_; /* prof_in_: seconds inside the series' calls so far */
+static long prof_faults_;              /* minor page faults inside them (a result's two parts
+                                        * lie either side of a solve: what is between is not theirs) */
 
 static long minor_faults(void) {
   struct rusage ru;
@@ -1192,7 +1193,7 @@ static int add_xfield(xinfo_t *x, int *cap, int step, const char *dset, const ch
 
 struct pm_h5_series {
   MPI_Comm comm;
-  int rank, nranks, single, failed;
+  int rank, nranks, single, failed; /* single: 1 a single result (pm_h5_result_create), 2 written */
   unsigned long h5_errors0; /* h5_errors when the series began */
   const pm_local_t *local;
   const pm_meta_t *meta;
@@ -1523,6 +1524,11 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   h5_quiet_begin(&q);
   h5_watch_setup(comm, h5path);
   *sp = NULL;
+  memset(prof_, 0, sizeof prof_);
+  prof_in_ = 0;
+  prof_faults_ = 0;
+  double t_in = prof_now();
+  long f_in = minor_faults();
   PM_TRY(PM_CALLOC(s, 1, "HDF5 series"));
   s->comm = MPI_COMM_NULL;
   s->file = s->dxpl = -1;
@@ -1536,9 +1542,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->meta = meta;
   long pid = (long)getpid();
   MPI_TRY(MPI_Bcast(&pid, 1, MPI_LONG, 0, s->comm));
-  memset(prof_, 0, sizeof prof_);
-  double t0 = prof_start_ = prof_now();
-  prof_faults_ = minor_faults();
+  double t0 = prof_now();
 
   /* Everything local first, then one agreement. */
   if (!ierr && !h5path) ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_h5: no HDF5 file name");
@@ -1605,6 +1609,8 @@ cleanup:
     series_free(&s);
   }
   h5_quiet_end(&q);
+  prof_in_ += prof_now() - t_in;
+  prof_faults_ += minor_faults() - f_in;
   return ierr;
 }
 
@@ -1655,7 +1661,11 @@ int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fiel
   PM_CHECK(s, PM_ERR_ARG, "pm_h5_series_write: no series");
   PM_CHECK(!s->failed, PM_ERR_ARG, "pm_h5_series_write: %s: an earlier write failed; close the series with ok = 0",
            s->h5path);
+  PM_CHECK(s->single < 2, PM_ERR_ARG, "pm_h5_series_write: %s is a single result: its fields are written once",
+           s->h5path);
   int ierr = PM_OK;
+  double t_in = prof_now();
+  long f_in = minor_faults();
   h5_quiet_t q;
   h5_quiet_begin(&q);
   h5_watch_setup(s->comm, s->h5path);
@@ -1678,9 +1688,13 @@ int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fiel
       PM_TRY(PM_REALLOC(s->x.times, s->tcap, "step times"));
     }
     s->x.times[s->x.nsteps++] = time;
+  } else {
+    s->single = 2; /* written */
   }
 cleanup:
   h5_quiet_end(&q);
+  prof_in_ += prof_now() - t_in;
+  prof_faults_ += minor_faults() - f_in;
   return series_fail(s, ierr);
 }
 
@@ -1736,6 +1750,8 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
   pm_h5_series_t *s = sp ? *sp : NULL;
   if (!s) return PM_OK;
   int ierr = PM_OK;
+  double t_in = prof_now();
+  long f_in = minor_faults();
   h5_quiet_t q;
   h5_quiet_begin(&q);
   h5_watch_setup(s->comm, s->h5path);
@@ -1786,13 +1802,13 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
     PM_TRY(pm_comm_agree(s->comm, ierr));
     prof_[PROF_XMF] += prof_now() - t;
     if (s->rank == 0 && getenv("PMESH_H5_PROFILE")) {
-      double other = prof_now() - prof_start_;
+      double other = prof_in_ + prof_now() - t_in;
       for (int k = 0; k < PROF_N; k++) other -= prof_[k];
       fprintf(stderr,
               "pm_h5 profile (rank 0, s): prepare %.3f open %.3f exchange %.3f dataset-writes %.3f flush %.3f "
               "close %.3f xmf+rename %.3f other %.3f page-faults %ld write-behind-thread %d xmf-thread %d\n",
               prof_[PROF_PREP], prof_[PROF_OPEN], prof_[PROF_EXCHANGE], prof_[PROF_WRITE], prof_[PROF_FLUSH],
-              prof_[PROF_CLOSE], prof_[PROF_XMF], other, minor_faults() - prof_faults_, s->wb.running, threaded);
+              prof_[PROF_CLOSE], prof_[PROF_XMF], other, prof_faults_ + minor_faults() - f_in, s->wb.running, threaded);
     }
   }
 cleanup:
@@ -1802,11 +1818,17 @@ cleanup:
   return ierr;
 }
 
+int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                        const char *xmfpath, pm_h5_series_t **s) {
+  PM_CALL(pm_h5_series_create(comm, local, meta, h5path, xmfpath, s));
+  (*s)->single = 1; /* 2 once its fields are written */
+  return PM_OK;
+}
+
 int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields,
                 int nfields, const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath) {
   pm_h5_series_t *s = NULL;
-  PM_CALL(pm_h5_series_create(comm, local, meta, h5path, xmfpath, &s));
-  s->single = 1;
+  PM_CALL(pm_h5_result_create(comm, local, meta, h5path, xmfpath, &s));
   int ierr = pm_h5_series_write(s, 0.0, fields, nfields);
   if (ierr) {
     pm_error_trace(__FILE__, __LINE__);

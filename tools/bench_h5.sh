@@ -18,7 +18,8 @@
 # 1-nowb, 2-nowb), to see what it brings.  BARE=1 also runs tools/bench/h5_bare.c (rows 1-bare,
 # 2-bare): one dataset of the same MiB written collectively in 4 MiB calls from one warm
 # buffer, the floor of an HDF5 write here.  BASE=DIR also runs DIR/tests/test_h5, another build
-# (an earlier commit, say), at np = 1 and 2 (rows 1-base, 2-base): a change measured against
+# (an earlier commit, say), at np = 1 and 2 (rows 1-base, 2-base; with SOLVE=1 also its solve,
+# rows 1-solve-base, 2-solve-base): a change measured against
 # what it changes in the same run.  SETTLE=S sleeps S seconds before each timed command (h5 and
 # the first dd alike).  Each round runs dd twice and compares the second: on the benchmark VM a
 # dd after a pause of a few seconds, or after the h5 runs, often takes 0.16-0.27 s where the
@@ -30,6 +31,13 @@
 # Each round runs the variants in a different order (round i starts at the i-th): where a
 # variant runs in the round matters on this VM (at np = 2 the first run after the dds took
 # 0.022 s to prepare, the others 0.009 s), and a fixed order would favour some variants.
+# WARM=1 writes and deletes an untimed file of the same MiB (dd, as dd-first) right before each
+# timed h5 run, so that it starts as the compared dd does.  The benchmark VM's balloon reports
+# free memory to its host (virtio-balloon free page reporting), which takes it back a few
+# seconds later; a page cache that then grows into that memory pays a host fault per 4 KiB page
+# (~10 us: 124 MB then cost 0.1-0.3 s more).  A process that exits (a solve frees about 1 GB)
+# leaves such memory behind for whichever write comes next; the compared dd always finds the
+# pages its first run freed a moment before.  Without WARM the h5 runs take what they find.
 # SOLVE=1 also times solve itself (rows 1-solve, 2-solve): the "output" seconds and bytes of
 # its --summary, after SOLVE_IT (default 20) CG iterations on the same partitions, against a
 # dd of solve's own bytes (rows dd-solve-first, dd-solve).  That is the write as a user meets
@@ -61,6 +69,7 @@ if [ -n "${BASE:-}" ]; then
   VARIANTS="$VARIANTS 1-base 2-base"
 fi
 [ "${SOLVE:-0}" = 1 ] && VARIANTS="$VARIANTS 1-solve 2-solve"
+[ "${SOLVE:-0}" = 1 ] && [ -n "${BASE:-}" ] && VARIANTS="$VARIANTS 1-solve-base 2-solve-base"
 if [ "${BARE:-0}" = 1 ]; then
   mpicc.mpich -std=c11 -O2 -o "$WORK/h5_bare" "$ROOT/tools/bench/h5_bare.c" -I/usr/include/hdf5/mpich \
     -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
@@ -84,9 +93,15 @@ while [ $i -le "$REP" ]; do
     rm -f bare.h5
     sync
     [ "${SETTLE:-0}" = 0 ] || sleep "$SETTLE"
-    if [ "$v" = "$np-solve" ]; then # solve's own output, after a few CG iterations
+    if [ "${WARM:-0}" = 1 ]; then # the same start as the compared dd: page cache freed a moment ago
+      dd if=/dev/zero of=warm.bin bs=1M count=$mb conv=fdatasync 2> /dev/null
+      rm -f warm.bin
+      sync
+    fi
+    if [ "$v" = "$np-solve" ] || [ "$v" = "$np-solve-base" ]; then # solve's own output, after a few CG iterations
       rm -f sol$np.h5 sol$np.xmf
-      PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$BUILD/solve" -p big$np -o sol$np.h5 --rtol 0 --maxit "${SOLVE_IT:-20}" \
+      sbin="$BUILD/solve"; [ "$v" = "$np-solve-base" ] && sbin="$BASE/solve"
+      PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$sbin" -p big$np -o sol$np.h5 --rtol 0 --maxit "${SOLVE_IT:-20}" \
         --summary solve.json > run.txt 2> prof.txt || true # --rtol 0: "not converged", on purpose
       sec=$(sed -n 's/.*"output": \([0-9.e-]*\).*/\1/p' solve.json)
       sbytes=$(sed -n 's/.*"output_bytes": \([0-9]*\).*/\1/p' solve.json)
@@ -138,7 +153,7 @@ for v in $VARIANTS; do
   sec=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $3}' runs.txt | median)
   bytes=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $4}' runs.txt | head -1)
   bw=$(echo "$bytes / $sec / 1000000" | bc -l)
-  case $v in *-solve) d=dd-solve ;; *) d=dd ;; esac
+  case $v in *-solve | *-solve-base) d=dd-solve ;; *) d=dd ;; esac
   printf "h5 np%-8s median %.3f s for %d bytes = %.1f MB/s, ratio to %s %.2f (to %s-first %.2f)\n" "$v:" "$sec" "$bytes" \
     "$bw" "$d" "$(echo "$bw / $(ddbw $d)" | bc -l)" "$d" "$(echo "$bw / $(ddbw $d-first)" | bc -l)"
 done

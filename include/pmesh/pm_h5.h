@@ -96,7 +96,15 @@ typedef struct pm_h5_series pm_h5_series_t;
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, pm_h5_series_t **s);
 
-/** Append step k (k = 0, 1, ...) at `time` with its fields (under /steps/k).  Collective. */
+/** Start a single result in two parts, the file pm_h5_write makes: the mesh and owner ranks now,
+ *  its fields later with one pm_h5_series_write (under /fields; `time` is ignored), then
+ *  pm_h5_series_close.  solve writes the mesh before it solves, while the mesh is still in the
+ *  caches, and u after.  Collective. */
+int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                        const char *xmfpath, pm_h5_series_t **s);
+
+/** Append step k (k = 0, 1, ...) at `time` with its fields (under /steps/k; a single result's
+ *  one write: under /fields).  Collective. */
 int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fields, int nfields);
 
 /** Finish a series.  ok = 1: write the attributes and the XDMF, move both files into place;
