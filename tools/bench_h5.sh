@@ -35,8 +35,8 @@
 # timed h5 run, so that it starts as the compared dd does.  The benchmark VM's balloon reports
 # free memory to its host (virtio-balloon free page reporting), which takes it back a few
 # seconds later; a page cache that then grows into that memory pays a host fault per 4 KiB page
-# (~10 us: 124 MB then cost 0.1-0.3 s more).  A process that exits (a solve frees about 1 GB)
-# leaves such memory behind for whichever write comes next; the compared dd always finds the
+# (~10 us: 124 MB then cost 0.1-0.3 s more).  A process that exits (a solve of this mesh peaks
+# at 0.36 GB at np = 1, 2 x 0.21 GB at np = 2) leaves such memory behind for whichever write comes next; the compared dd always finds the
 # pages its first run freed a moment before.  Without WARM the h5 runs take what they find.
 # SOLVE=1 also times solve itself (rows 1-solve, 2-solve): the "output" seconds and bytes of
 # its --summary, after SOLVE_IT (default 20) CG iterations on the same partitions, against a
