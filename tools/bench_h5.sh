@@ -43,7 +43,7 @@
 # dd of solve's own bytes (rows dd-solve-first, dd-solve).  That is the write as a user meets
 # it, after a solve; test_h5 writes right after reading the mesh.
 # Reports medians and the bandwidth ratio (target >= 0.75), and every run's phase split
-# (PMESH_H5_PROFILE).
+# (PMESH_H5_PROFILE), with the median of each phase per variant at the end.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -156,4 +156,16 @@ for v in $VARIANTS; do
   case $v in *-solve | *-solve-base) d=dd-solve ;; *) d=dd ;; esac
   printf "h5 np%-8s median %.3f s for %d bytes = %.1f MB/s, ratio to %s %.2f (to %s-first %.2f)\n" "$v:" "$sec" "$bytes" \
     "$bw" "$d" "$(echo "$bw / $(ddbw $d)" | bc -l)" "$d" "$(echo "$bw / $(ddbw $d-first)" | bc -l)"
+done
+# The phases' medians per variant (seconds; page faults a count), from the profile lines above.
+printf "%-16s" "phase medians"
+for k in prepare open exchange dataset-writes flush other page-faults; do printf " %14s" "$k"; done
+echo
+for v in $VARIANTS; do
+  case $v in *-bare) continue ;; esac
+  printf "np%-14s" "$v"
+  for k in prepare open exchange dataset-writes flush other page-faults; do
+    printf " %14s" "$(awk -v n=np$v -v k=$k '$1 == "h5" && $2 == n {for (i = 5; i < NF; i++) if ($i == k) print $(i + 1)}' runs.txt | median)"
+  done
+  echo
 done
