@@ -1355,14 +1355,15 @@ enum { AHEAD = 64 };
 #define PREFETCH_(p) ((void)(p))
 #endif
 
-/* Prefetch node_index at the nodes of the element of row I, if I < b, with the caller's arrays
- * (order, esel, ptr, en, ni: the callers write rows through a char pointer, which could alias
- * any member).  A macro: GCC 12 finds a function that only prefetches to have no effect and
- * deletes its calls. */
-#define PREFETCH_NODES_(I)                                                                        \
+/* Prefetch node_index at the nodes of the element of row i + AHEAD, if that is below b, with
+ * the caller's arrays (order, esel, ptr, en, ni: the callers write rows through a char pointer,
+ * which could alias any member).  A macro: GCC 12 finds a function that only prefetches to
+ * have no effect and deletes its calls. */
+#define PREFETCH_NODES_(i)                                                                        \
   do {                                                                                            \
-    if ((I) < b) {                                                                                \
-      int32_t k_ = order ? order[I] : (I), e_ = esel ? esel[k_] : k_, n_ = ptr[e_ + 1] - ptr[e_]; \
+    if (b - (i) > AHEAD) {                                                                        \
+      int32_t r_ = (i) + AHEAD;                                                                   \
+      int32_t k_ = order ? order[r_] : r_, e_ = esel ? esel[k_] : k_, n_ = ptr[e_ + 1] - ptr[e_]; \
       const int32_t *nd_ = en + ptr[e_];                                                          \
       if (n_ > 0) PREFETCH_(ni + nd_[0]);                                                         \
       if (n_ > 1) PREFETCH_(ni + nd_[1]);                                                         \
@@ -1379,7 +1380,7 @@ static void elem_get(const void *ctx, const xplan_t *pl, int a, int b, char *dst
   const int64_t *ni = l->node_index;
   const int8_t *type = l->elem_type;
   for (int i = a; i < b; i++) {
-    PREFETCH_NODES_(i + AHEAD);
+    PREFETCH_NODES_(i);
     int32_t k = order ? order[i] : i, e = esel ? esel[k] : k, at = ptr[e], n = ptr[e + 1] - at;
     int64_t it[ELEM_W];
     it[0] = type[e];
@@ -1398,7 +1399,7 @@ static inline void elem_nodes_(const pm_h5_series_t *s, const xplan_t *pl, int a
   const int64_t *ni = l->node_index;
   int nv = w / size;
   for (int i = a; i < b; i++) {
-    PREFETCH_NODES_(i + AHEAD);
+    PREFETCH_NODES_(i);
     int32_t k = order ? order[i] : i;
     const int32_t *nd = en + ptr[esel ? esel[k] : k];
     char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
