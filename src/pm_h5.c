@@ -1344,9 +1344,9 @@ static int check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, int
  * element far apart (in the 1M-node mesh, 88% of consecutive triangles' first nodes differ by
  * more than 4096): every row waited on three loads from all over an 8 MB array.  A row asks
  * for the entries of the element AHEAD rows on.  Measured on the 1M-node mesh: the triangles'
- * rows at np = 1 took 0.026-0.032 s, now 0.012-0.014 s; the exchange phase of solve's output
- * (medians of 15, one loop) 0.033 -> 0.017 s at np = 1, 0.026 -> 0.024 s at np = 2.  16 rows
- * ahead did half as well, 64 to 256 alike. */
+ * rows at np = 1 took 0.026-0.047 s (7 runs), now 0.011-0.018 s (10 runs); the exchange phase
+ * of solve's output (medians of 15, one loop) 0.033 -> 0.017 s at np = 1, 0.026 -> 0.024 s at
+ * np = 2.  16 rows ahead gained less (at np = 2 about half as much), 64 to 256 alike. */
 enum { AHEAD = 64 };
 
 #if defined(__GNUC__)

@@ -158,13 +158,14 @@ for v in $VARIANTS; do
     "$bw" "$d" "$(echo "$bw / $(ddbw $d)" | bc -l)" "$d" "$(echo "$bw / $(ddbw $d-first)" | bc -l)"
 done
 # The phases' medians per variant (seconds; page faults a count), from the profile lines above.
+PHASES="prepare open exchange dataset-writes flush other page-faults"
 printf "%-16s" "phase medians"
-for k in prepare open exchange dataset-writes flush other page-faults; do printf " %14s" "$k"; done
+for k in $PHASES; do printf " %14s" "$k"; done
 echo
 for v in $VARIANTS; do
   case $v in *-bare) continue ;; esac
   printf "np%-14s" "$v"
-  for k in prepare open exchange dataset-writes flush other page-faults; do
+  for k in $PHASES; do
     printf " %14s" "$(awk -v n=np$v -v k=$k '$1 == "h5" && $2 == n {for (i = 5; i < NF; i++) if ($i == k) print $(i + 1)}' runs.txt | median)"
   done
   echo
