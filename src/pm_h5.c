@@ -4,15 +4,12 @@
  * Its owner sends it, with MPI_Alltoallv, to the rank whose slab of the global order holds that
  * position (rank r holds [floor(r n / p), floor((r+1) n / p))); each rank then writes its slab
  * as contiguous hyperslabs, collectively.  Both go in rounds of a few thousand rows through
- * small buffers that stay in cache (see xplan_t); where a CPU is spare, a thread packs the next
- * round while one is written (packer_t), and a thread per node makes each 16 MB durable as soon
- * as it is written (wb_t; both started by helpers_setup).  The same plan run backwards serves
- * restarts.
+ * small buffers that stay in cache (see xplan_t), and a thread per node makes each 16 MB
+ * durable as soon as it is written (wb_setup).  The same plan run backwards serves restarts.
  * Element connectivity goes per type: each rank counts the elements of each type in its slab
  * of the global element order and an MPI_Exscan over those counts places its rows. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
-#define _GNU_SOURCE     /* sched_getaffinity */
 #include "pmesh/pm_h5.h"
 
 #include <errno.h>
@@ -20,7 +17,6 @@
 #include <hdf5.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -646,143 +642,92 @@ static void x_pack(const xplan_t *pl, const xsrc_t *x, int a, int b, char *dst, 
 #undef GATHER_
 }
 
-/* A group of rounds c..c+m-1 on its way to this rank's slab rows [cK, cK + rows): xround_begin
- * sizes it and takes its buffers, xround_pack fills them with what this rank has (no MPI, no
- * allocation: the packer thread may run it while the previous group is written) and xround_end
- * exchanges and places the rest.  The rows go to a chunk buffer even from an identity plan:
- * write() reads a small warm chunk faster than large user arrays. */
-typedef struct xround {
-  const xplan_t *pl;
-  const xsrc_t *x;
-  int c, m;
-  int64_t rows;
-  size_t sbytes; /* the send buffer's bytes; the receive buffer follows */
-  char *buf;     /* the rows */
-  char *xb;      /* the exchange buffers (not for an identity plan, nor for sources) */
-} xround_t;
-
-static int xround_moves(const xround_t *r) {
-  return !r->pl->identity && !r->x->sources;
-}
-
-/* Local: the caller agrees. */
-static int xround_begin(const xplan_t *pl, int c, int m, const xsrc_t *x, scratch_t *chunk, scratch_t *sx,
-                        xround_t *r) {
-  int ierr = PM_OK, nr = pl->nrounds;
-  memset(r, 0, sizeof *r);
-  r->pl = pl;
-  r->x = x;
-  r->c = c;
-  r->m = m > nr - c ? nr - c : m;
-  r->rows = round_rows(pl, c, r->m);
-  PM_TRY(SCRATCH_GET(chunk, (size_t)(r->rows > 0 ? r->rows : 1) * x->width, r->buf));
-  if (!xround_moves(r)) return PM_OK;
-  int64_t nsend = 0, nrecv = 0;
-  for (int s = 0; s < pl->nranks; s++)
-    if (s != pl->rank) {
-      nsend += pl->sseg[s * nr + c + r->m] - pl->sseg[s * nr + c];
-      nrecv += pl->rseg[s * nr + c + r->m] - pl->rseg[s * nr + c];
-    }
-  int tw = x->get32 ? x->width / 2 : x->width; /* bytes of an item in transit */
-  r->sbytes = ((size_t)nsend * tw + 63) / 64 * 64;
-  PM_TRY(SCRATCH_GET(sx, r->sbytes + (size_t)nrecv * tw + 1, r->xb));
-cleanup:
-  return ierr;
-}
-
-static void xround_pack(const xround_t *r) {
-  const xplan_t *pl = r->pl;
-  const xsrc_t *x = r->x;
-  int p = pl->nranks, me = pl->rank, w = x->width, nr = pl->nrounds, c = r->c, m = r->m;
+/* Rounds c..c+m-1: this rank's slab rows [cK, cK + *rows) into the chunk buffer, *out, with one
+ * exchange.  Copied even from an identity plan: write() reads a small warm chunk faster than
+ * large user arrays.  Collective unless the plan is the identity. */
+static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, int m, const xsrc_t *x, scratch_t *chunk, scratch_t *sx,
+                       const void **out, int64_t *rows) {
+  int ierr = PM_OK, p = pl->nranks, me = pl->rank, w = x->width, nr = pl->nrounds;
+  char *buf = NULL, *sbuf = NULL, *rbuf = NULL;
+  int *sc = NULL;
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  const char *d = x->data;
+  double t0 = prof_now();
   int64_t first = (int64_t)c * pl->K;
-  char *buf = r->buf;
+  if (m > nr - c) m = nr - c;
+  *rows = round_rows(pl, c, m);
+  *out = NULL;
   if (pl->identity) {
+    PM_TRY(SCRATCH_GET(chunk, (size_t)(*rows > 0 ? *rows : 1) * w, buf));
     if (x->sources)
-      for (int64_t k = 0; k < r->rows; k++) ((int32_t *)(void *)buf)[k] = me;
+      for (int64_t k = 0; k < *rows; k++) ((int32_t *)buf)[k] = me;
     else if (x->get)
-      x->get(x->ctx, pl, (int)first, (int)(first + r->rows), buf, NULL, w);
-    else if (r->rows > 0)
-      memcpy(buf, (const char *)x->data + first * w, (size_t)(r->rows * w));
-    return;
+      x->get(x->ctx, pl, (int)first, (int)(first + *rows), buf, NULL, w);
+    else
+      memcpy(buf, d + first * w, (size_t)(*rows * w));
+    *out = buf;
+    goto cleanup;
   }
-  if (x->sources) { /* nothing moves: each row's source rank, from the plan */
-    for (int j = 0; j < m; j++) {
-      int32_t *to = (int32_t *)(void *)buf + (size_t)j * pl->K;
-      for (int s = 0; s < p; s++)
-        for (int i = pl->rseg[s * nr + c + j]; i < pl->rseg[s * nr + c + j + 1]; i++) to[pl->roff[i]] = s;
+  ierr = SCRATCH_GET(chunk, (size_t)(*rows > 0 ? *rows : 1) * w, buf);
+  if (x->sources) {
+    if (!ierr)
+      for (int j = 0; j < m; j++) {
+        int32_t *to = (int32_t *)buf + (size_t)j * pl->K;
+        for (int s = 0; s < p; s++)
+          for (int i = pl->rseg[s * nr + c + j]; i < pl->rseg[s * nr + c + j + 1]; i++) to[pl->roff[i]] = s;
+      }
+    *out = buf;
+    goto cleanup; /* local: the caller agrees */
+  }
+  int64_t nsend = 0, nrecv = 0;
+  for (int r = 0; r < p; r++)
+    if (r != me) {
+      nsend += pl->sseg[r * nr + c + m] - pl->sseg[r * nr + c];
+      nrecv += pl->rseg[r * nr + c + m] - pl->rseg[r * nr + c];
     }
-    return;
-  }
-  int tw = x->get32 ? w / 2 : w;
-  size_t at = 0; /* items packed for other ranks so far, in rank order */
-  for (int s = 0; s < p; s++) {
-    int a = pl->sseg[s * nr + c], b = pl->sseg[s * nr + c + m];
-    if (s != me) { /* items for rank s's rounds: into the send buffer */
+  int tw = x->get32 ? w / 2 : w; /* bytes of an item in transit */
+  size_t sbytes = ((size_t)nsend * tw + 63) / 64 * 64;
+  char *xb = NULL;
+  if (!ierr) ierr = SCRATCH_GET(sx, sbytes + (size_t)nrecv * tw + 1, xb);
+  if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
+  if (!ierr) ierr = byte_type(tw, &t);
+  STEP(comm, ierr);
+  sbuf = xb;
+  rbuf = xb + sbytes;
+  int *rc = sc + p, *sd = rc + p, *rd = sd + p + 1;
+  sd[0] = rd[0] = 0;
+  for (int r = 0; r < p; r++) {
+    int a = pl->sseg[r * nr + c], b = pl->sseg[r * nr + c + m];
+    sc[r] = r == me ? 0 : b - a;
+    rc[r] = r == me ? 0 : pl->rseg[r * nr + c + m] - pl->rseg[r * nr + c];
+    sd[r + 1] = sd[r] + sc[r];
+    rd[r + 1] = rd[r] + rc[r];
+    if (r != me) { /* items for rank r's rounds: into the send buffer */
       if (x->get32)
-        x->get32(x->ctx, pl, a, b, r->xb + at * tw, NULL, tw);
+        x->get32(x->ctx, pl, a, b, sbuf + (size_t)sd[r] * tw, NULL, tw);
       else
-        x_pack(pl, x, a, b, r->xb + at * w, NULL);
-      at += (size_t)(b - a);
+        x_pack(pl, x, a, b, sbuf + (size_t)sd[r] * w, NULL);
       continue;
     }
     for (int j = 0; j < m; j++) /* this rank's own: straight to their rows, a round at a time */
       x_pack(pl, x, pl->sseg[me * nr + c + j], pl->sseg[me * nr + c + j + 1], buf + (size_t)j * pl->K * w,
              pl->roff + pl->rseg[me * nr + c + j]);
   }
-}
-
-/* *out: the rows; begun: xround_begin's result, agreed here when items move (else the caller
- * agrees it).  Collective when items move. */
-static int xround_end(MPI_Comm comm, const xround_t *r, int begun, const void **out) {
-  const xplan_t *pl = r->pl;
-  int ierr = begun, p = pl->nranks, me = pl->rank, w = r->x->width, nr = pl->nrounds, c = r->c, m = r->m;
-  int tw = r->x->get32 ? w / 2 : w;
-  int *sc = NULL;
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  *out = NULL;
-  if (!xround_moves(r)) {
-    *out = ierr ? NULL : r->buf;
-    return ierr;
-  }
-  if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
-  if (!ierr) ierr = byte_type(tw, &t);
-  STEP(comm, ierr);
-  int *rc = sc + p, *sd = rc + p, *rd = sd + p + 1;
-  sd[0] = rd[0] = 0;
-  for (int s = 0; s < p; s++) {
-    sc[s] = s == me ? 0 : pl->sseg[s * nr + c + m] - pl->sseg[s * nr + c];
-    rc[s] = s == me ? 0 : pl->rseg[s * nr + c + m] - pl->rseg[s * nr + c];
-    sd[s + 1] = sd[s] + sc[s];
-    rd[s + 1] = rd[s] + rc[s];
-  }
-  char *rbuf = r->xb + r->sbytes;
-  MPI_TRY(MPI_Alltoallv(r->xb, sc, sd, t, rbuf, rc, rd, t, comm));
+  MPI_TRY(MPI_Alltoallv(sbuf, sc, sd, t, rbuf, rc, rd, t, comm));
   for (int s = 0; s < p; s++)
     if (s != me)
       for (int j = 0; j < m; j++) { /* rank s's items arrive round after round */
         int i0 = pl->rseg[s * nr + c + j], i1 = pl->rseg[s * nr + c + j + 1];
         const char *in = rbuf + ((size_t)rd[s] + (size_t)(i0 - pl->rseg[s * nr + c])) * tw;
-        if (r->x->get32)
-          rows_widen(r->buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w / (int)sizeof(int64_t));
+        if (x->get32)
+          rows_widen(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w / (int)sizeof(int64_t));
         else
-          rows_scatter(r->buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w);
+          rows_scatter(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w);
       }
-  *out = r->buf;
+  *out = buf;
 cleanup:
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   free(sc);
-  return ierr;
-}
-
-/* Rounds c..c+m-1 at once (*rows of them in *out).  Collective unless the plan is the identity. */
-static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, int m, const xsrc_t *x, scratch_t *chunk, scratch_t *sx,
-                       const void **out, int64_t *rows) {
-  xround_t r;
-  double t0 = prof_now();
-  int ierr = xround_begin(pl, c, m, x, chunk, sx, &r);
-  if (!ierr) xround_pack(&r);
-  ierr = xround_end(comm, &r, ierr, out);
-  *rows = r.rows;
   prof_[PROF_EXCHANGE] += prof_now() - t0;
   return ierr;
 }
@@ -916,88 +861,6 @@ static void wb_note(wb_t *wb, int64_t bytes) {
   wb->written += bytes;
   if (wb->written - wb->synced >= wb->step) cnd_signal(&wb->cv);
   mtx_unlock(&wb->mu);
-}
-
-/* The packer: a thread that packs the next group of rounds (xround_pack) while this one is
- * written, so that a rank's gathering overlaps its own H5Dwrite and, at np > 1 on one node, the
- * other ranks' writes, which the file system serializes (one writer at a time in a file).
- * Without the thread (MPI_THREAD_SINGLE, PMESH_H5_PACK_AHEAD=0) the main thread packs the group
- * when it is handed over: the same bytes, later.  No MPI or HDF5 call on the thread. */
-typedef struct packer {
-  int running; /* the thread was started */
-  thrd_t th;
-  mtx_t mu;
-  cnd_t go, done;
-  const xround_t *job; /* under mu: the group to pack (NULL: none) */
-  int stop;            /* under mu */
-} packer_t;
-
-static int packer_run(void *arg) {
-  packer_t *pk = arg;
-  mtx_lock(&pk->mu);
-  for (;;) {
-    while (!pk->job && !pk->stop) cnd_wait(&pk->go, &pk->mu);
-    if (!pk->job) break;
-    const xround_t *r = pk->job;
-    mtx_unlock(&pk->mu);
-    xround_pack(r);
-    mtx_lock(&pk->mu);
-    pk->job = NULL;
-    cnd_signal(&pk->done);
-  }
-  mtx_unlock(&pk->mu);
-  return 0;
-}
-
-/* Start the thread; without it, packing stays on the caller's thread. */
-static void packer_begin(packer_t *pk) {
-  memset(pk, 0, sizeof *pk);
-  if (mtx_init(&pk->mu, mtx_plain) != thrd_success) return;
-  if (cnd_init(&pk->go) != thrd_success) goto no_go;
-  if (cnd_init(&pk->done) != thrd_success) goto no_done;
-  if (thrd_create(&pk->th, packer_run, pk) == thrd_success) {
-    pk->running = 1;
-    return;
-  }
-  cnd_destroy(&pk->done);
-no_done:
-  cnd_destroy(&pk->go);
-no_go:
-  mtx_destroy(&pk->mu);
-}
-
-/* Pack r on the thread (it must stay untouched until packer_wait), or here and now. */
-static void packer_start(packer_t *pk, const xround_t *r) {
-  if (!pk->running) {
-    xround_pack(r);
-    return;
-  }
-  mtx_lock(&pk->mu);
-  pk->job = r;
-  cnd_signal(&pk->go);
-  mtx_unlock(&pk->mu);
-}
-
-/* Until the group handed over is packed. */
-static void packer_wait(packer_t *pk) {
-  if (!pk->running) return;
-  mtx_lock(&pk->mu);
-  while (pk->job) cnd_wait(&pk->done, &pk->mu);
-  mtx_unlock(&pk->mu);
-}
-
-/* Stop the thread (after the group it packs, if any).  Idempotent. */
-static void packer_end(packer_t *pk) {
-  if (!pk->running) return;
-  mtx_lock(&pk->mu);
-  pk->stop = 1;
-  cnd_signal(&pk->go);
-  mtx_unlock(&pk->mu);
-  thrd_join(pk->th, NULL);
-  cnd_destroy(&pk->done);
-  cnd_destroy(&pk->go);
-  mtx_destroy(&pk->mu);
-  pk->running = 0;
 }
 
 static int write_str_attr(hid_t loc, const char *name, const char *value, const char *where) {
@@ -1338,9 +1201,7 @@ struct pm_h5_series {
   wb_t wb; /* write-behind on the temporary file (fd -1: none) */
   char *h5path, *xmfpath, *h5tmp, *xmftmp;
   xplan_t np, ep;   /* nodes (internal), elements (owned) */
-  packer_t pk;      /* packs the next group of rounds while one is written (running 0: none) */
-  scratch_t chunk[2], xbuf[2]; /* a group of rounds' rows and exchange buffers: one written, one packed */
-  scratch_t conv;              /* a round's connectivity by type (mixed meshes) */
+  scratch_t chunk, xbuf, conv; /* a round's rows, its exchange buffers, its connectivity by type */
   int32_t *esel;               /* owned elements' local indices (NULL: every local element is owned) */
   uint64_t mesh_fp;
   xinfo_t x;
@@ -1364,31 +1225,7 @@ static int threads_allowed(void) {
   return MPI_Query_thread(&level) == MPI_SUCCESS && level >= MPI_THREAD_FUNNELED;
 }
 
-/* CPUs this process may run on. */
-static int cpus_mine(void) {
-#ifdef CPU_COUNT
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-#endif
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 && n < INT_MAX ? (int)n : 1;
-}
-
-/* The packer runs where each of the node's ranks has a CPU to spare for it (this process may run
- * on twice as many CPUs as the node has ranks), or with PMESH_H5_PACK_AHEAD=1; never with
- * PMESH_H5_PACK_AHEAD=0.  Measured on 2 CPUs with the 1M-node mesh, on and off in the same
- * loop (medians of 15-25): at np = 1 solve's output took 0.054-0.056 s with it against
- * 0.058-0.066 s without (3 loops), test_h5's write 0.090/0.093, 0.106/0.100 and 0.117/0.122 s;
- * at np = 2, where it shares its rank's CPU, it delays the main thread, which is on the
- * critical path: solve 0.090 against 0.069 s, test_h5 0.143 against 0.106 s. */
-static int packer_wanted(int nlocal) {
-  const char *env = getenv("PMESH_H5_PACK_AHEAD");
-  if (env && *env) return strcmp(env, "0") != 0;
-  return cpus_mine() >= 2 * nlocal;
-}
-
-/* Collective. */
-static int helpers_setup(pm_h5_series_t *s) {
+static int wb_setup(pm_h5_series_t *s) {
   int ierr = PM_OK, local = 0, nlocal = 1;
   MPI_Comm node = MPI_COMM_NULL;
   const char *env = getenv("PMESH_H5_WRITE_BEHIND");
@@ -1397,7 +1234,6 @@ static int helpers_setup(pm_h5_series_t *s) {
   MPI_Comm_size(node, &nlocal);
   if (local == 0 && threads_allowed() && !(env && strcmp(env, "0") == 0))
     wb_begin(&s->wb, s->h5tmp, WB_NODE_STEP / nlocal);
-  if (threads_allowed() && packer_wanted(nlocal)) packer_begin(&s->pk);
 cleanup:
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   return ierr;
@@ -1448,11 +1284,8 @@ static void series_free(pm_h5_series_t **sp) {
   wb_end(&s->wb);
   xplan_free(&s->np);
   xplan_free(&s->ep);
-  packer_end(&s->pk);
-  for (int k = 0; k < 2; k++) {
-    scratch_free(&s->chunk[k]);
-    scratch_free(&s->xbuf[k]);
-  }
+  scratch_free(&s->chunk);
+  scratch_free(&s->xbuf);
   scratch_free(&s->conv);
   free(s->esel);
   free(s->h5path);
@@ -1607,23 +1440,12 @@ static int write_rows(pm_h5_series_t *s, hid_t loc, const char *gname, const cha
   snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, s->h5path);
   STEP(s->comm, dset_create(loc, name, ftype, ncols, pl->n_global, center, where, &ds));
   int m = x->width < WRITE_ROW_BYTES ? WRITE_ROW_BYTES / x->width : 1; /* rounds per write */
-  xround_t r[2];
-  double t0 = prof_now();
-  int k = 0, begun = xround_begin(pl, 0, m, x, &s->chunk[0], &s->xbuf[0], &r[0]);
-  if (!begun) xround_pack(&r[0]);
-  for (int c = 0; c < pl->nrounds; c += m, k = !k) { /* r[k] packed, r[!k] free */
+  for (int c = 0; c < pl->nrounds; c += m) {
     const void *buf = NULL;
-    STEP(s->comm, xround_end(s->comm, &r[k], begun, &buf));
-    int ahead = c + m < pl->nrounds;
-    begun = ahead ? xround_begin(pl, c + m, m, x, &s->chunk[!k], &s->xbuf[!k], &r[!k]) : PM_OK;
-    if (ahead && !begun) packer_start(&s->pk, &r[!k]); /* agreed by its xround_end */
-    prof_[PROF_EXCHANGE] += prof_now() - t0;
-    ierr = dset_put(&o, ds, mtype, ncols, pl->lo + (int64_t)c * pl->K, r[k].rows, buf, where);
-    t0 = prof_now();
-    packer_wait(&s->pk);
-    STEP(s->comm, ierr);
+    int64_t rows = 0;
+    STEP(s->comm, xplan_round(s->comm, pl, c, m, x, &s->chunk, &s->xbuf, &buf, &rows));
+    STEP(s->comm, dset_put(&o, ds, mtype, ncols, pl->lo + (int64_t)c * pl->K, rows, buf, where));
   }
-  prof_[PROF_EXCHANGE] += prof_now() - t0;
 cleanup:
   h5_close_id(&ds, H5Dclose);
   return ierr;
@@ -1688,7 +1510,7 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   for (int c = 0; c < ep->nrounds; c++) {
     const void *buf = NULL;
     int64_t rows = 0, *split = NULL, *tr[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0;
-    STEP(s->comm, xplan_round(s->comm, ep, c, 1, &x, &s->chunk[0], &s->xbuf[0], &buf, &rows));
+    STEP(s->comm, xplan_round(s->comm, ep, c, 1, &x, &s->chunk, &s->xbuf, &buf, &rows));
     STEP(s->comm, SCRATCH_GET(&s->conv, sizeof(int64_t) * (size_t)(12 * rows + 1), split));
     tr[PM_MSH_TRI] = split;
     tr[PM_MSH_QUAD] = split + 3 * rows;
@@ -1779,10 +1601,10 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   /* The plans' exchanges are collective: every rank builds both, then one agreement. */
   int64_t rows = 0;
   PM_TRY(rows_per_round(s->comm, &rows));
-  ierr = xplan_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, rows, 1, "node", &s->xbuf[0],
-                      &s->np);
+  ierr =
+      xplan_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, rows, 1, "node", &s->xbuf, &s->np);
   int ierr2 =
-      xplan_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, rows, 1, "element", &s->xbuf[0], &s->ep);
+      xplan_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, rows, 1, "element", &s->xbuf, &s->ep);
   if (!ierr) ierr = ierr2;
   PM_TRY(pm_comm_agree(s->comm, ierr));
   /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
@@ -1807,7 +1629,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->file = H5Fcreate(s->h5tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   ierr = s->file < 0 ? h5_error(__FILE__, __LINE__, "creating %s (temporary name of %s)", s->h5tmp, h5path) : PM_OK;
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  PM_TRY(helpers_setup(s));
+  PM_TRY(wb_setup(s));
   prof_[PROF_OPEN] += prof_now() - t0;
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
@@ -2021,11 +1843,9 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
       for (int k = 0; k < PROF_N; k++) other -= prof_[k];
       fprintf(stderr,
               "pm_h5 profile (rank 0, s): prepare %.3f open %.3f exchange %.3f dataset-writes %.3f flush %.3f "
-              "close %.3f xmf+rename %.3f other %.3f page-faults %ld write-behind-thread %d xmf-thread %d "
-              "packer-thread %d\n",
+              "close %.3f xmf+rename %.3f other %.3f page-faults %ld write-behind-thread %d xmf-thread %d\n",
               prof_[PROF_PREP], prof_[PROF_OPEN], prof_[PROF_EXCHANGE], prof_[PROF_WRITE], prof_[PROF_FLUSH],
-              prof_[PROF_CLOSE], prof_[PROF_XMF], other, prof_faults_ + minor_faults() - f_in, s->wb.running, threaded,
-              s->pk.running);
+              prof_[PROF_CLOSE], prof_[PROF_XMF], other, prof_faults_ + minor_faults() - f_in, s->wb.running, threaded);
     }
   }
 cleanup:

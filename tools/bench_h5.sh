@@ -15,9 +15,7 @@
 # in place, so the timed write also pays for deleting it (the rename drops the old file; on the
 # benchmark VM deleting a 120 MB file takes 0.07-0.13 s).
 # NOWB=1 also runs np = 1 and 2 with the write-behind off (PMESH_H5_WRITE_BEHIND=0; rows
-# 1-nowb, 2-nowb), to see what it brings.  NOPACK=1 likewise runs them with the packer thread
-# off (PMESH_H5_PACK_AHEAD=0; rows 1-nopack, 2-nopack, and with SOLVE=1 1-solve-nopack,
-# 2-solve-nopack): each group of rounds is then packed after the one before is written.  BARE=1 also runs tools/bench/h5_bare.c (rows 1-bare,
+# 1-nowb, 2-nowb), to see what it brings.  BARE=1 also runs tools/bench/h5_bare.c (rows 1-bare,
 # 2-bare): one dataset of the same MiB written collectively in 4 MiB calls from one warm
 # buffer, the floor of an HDF5 write here.  BASE=DIR also runs DIR/tests/test_h5, another build
 # (an earlier commit, say), at np = 1 and 2 (rows 1-base, 2-base; with SOLVE=1 also its solve,
@@ -72,8 +70,6 @@ if [ -n "${BASE:-}" ]; then
 fi
 [ "${SOLVE:-0}" = 1 ] && VARIANTS="$VARIANTS 1-solve 2-solve"
 [ "${SOLVE:-0}" = 1 ] && [ -n "${BASE:-}" ] && VARIANTS="$VARIANTS 1-solve-base 2-solve-base"
-[ "${NOPACK:-0}" = 1 ] && VARIANTS="$VARIANTS 1-nopack 2-nopack"
-[ "${NOPACK:-0}" = 1 ] && [ "${SOLVE:-0}" = 1 ] && VARIANTS="$VARIANTS 1-solve-nopack 2-solve-nopack"
 if [ "${BARE:-0}" = 1 ]; then
   mpicc.mpich -std=c11 -O2 -o "$WORK/h5_bare" "$ROOT/tools/bench/h5_bare.c" -I/usr/include/hdf5/mpich \
     -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
@@ -92,7 +88,6 @@ while [ $i -le "$REP" ]; do
     v=$(echo $VARIANTS | cut -d' ' -f$(( (i + j) % nv + 1 )))
     np=${v%%-*}
     wb=1; [ "$v" = "$np-nowb" ] && wb=0
-    pack=1; [ "${v%-nopack}" = "$v" ] || pack=0
     bin="$BUILD/tests/test_h5"; [ "$v" = "$np-base" ] && bin="$BASE/tests/test_h5"
     [ "${REPLACE:-0}" = 1 ] || rm -f out$np.h5 out$np.xmf
     rm -f bare.h5
@@ -103,10 +98,10 @@ while [ $i -le "$REP" ]; do
       rm -f warm.bin
       sync
     fi
-    if [ "${v#$np-solve}" != "$v" ]; then # solve's own output, after a few CG iterations
+    if [ "$v" = "$np-solve" ] || [ "$v" = "$np-solve-base" ]; then # solve's own output, after a few CG iterations
       rm -f sol$np.h5 sol$np.xmf
       sbin="$BUILD/solve"; [ "$v" = "$np-solve-base" ] && sbin="$BASE/solve"
-      PMESH_H5_PACK_AHEAD=$pack PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$sbin" -p big$np -o sol$np.h5 --rtol 0 --maxit "${SOLVE_IT:-20}" \
+      PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$sbin" -p big$np -o sol$np.h5 --rtol 0 --maxit "${SOLVE_IT:-20}" \
         --summary solve.json > run.txt 2> prof.txt || true # --rtol 0: "not converged", on purpose
       sec=$(sed -n 's/.*"output": \([0-9.e-]*\).*/\1/p' solve.json)
       sbytes=$(sed -n 's/.*"output_bytes": \([0-9]*\).*/\1/p' solve.json)
@@ -121,7 +116,7 @@ while [ $i -le "$REP" ]; do
         "$(sed 's/^bare seconds [^ ]* //' bare.txt)" >> runs.txt
       continue
     fi
-    PMESH_H5_PACK_AHEAD=$pack PMESH_H5_WRITE_BEHIND=$wb PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$bin" write big$np out$np --time \
+    PMESH_H5_WRITE_BEHIND=$wb PMESH_H5_PROFILE=1 "$MPIEXEC" -n $np "$bin" write big$np out$np --time \
       > run.txt 2> prof.txt
     sec=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\1/p' run.txt)
     bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
@@ -158,7 +153,7 @@ for v in $VARIANTS; do
   sec=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $3}' runs.txt | median)
   bytes=$(awk -v k=np$v '$1 == "h5" && $2 == k {print $4}' runs.txt | head -1)
   bw=$(echo "$bytes / $sec / 1000000" | bc -l)
-  case $v in *-solve*) d=dd-solve ;; *) d=dd ;; esac
+  case $v in *-solve | *-solve-base) d=dd-solve ;; *) d=dd ;; esac
   printf "h5 np%-8s median %.3f s for %d bytes = %.1f MB/s, ratio to %s %.2f (to %s-first %.2f)\n" "$v:" "$sec" "$bytes" \
     "$bw" "$d" "$(echo "$bw / $(ddbw $d)" | bc -l)" "$d" "$(echo "$bw / $(ddbw $d-first)" | bc -l)"
 done

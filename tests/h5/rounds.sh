@@ -55,21 +55,3 @@ dump s_five.h5 > b.txt
 cmp -s a.txt b.txt || fail "series: rounds of 5 differ from one round"
 PMESH_H5_ROWS=7 run 3 "$T" read p_mixed_3 s_five.h5 1 2 || fail "restart np 3 from the series in rounds, step 1"
 echo "ok: owner ranks, series and restarts in rounds"
-# The packer thread (it packs the next group of rounds while one is written) changes no byte:
-# forced on and off, in rounds of 5, shuffled, at np 1 and 2 (one element type: the packed
-# rows go as int32; mixed: as whole items).
-for name in square mixed; do
-  for np in 1 2; do
-    for pk in 0 1; do
-      out=pk_${name}_${np}_$pk
-      PMESH_H5_PROFILE=1 PMESH_H5_PACK_AHEAD=$pk PMESH_H5_ROWS=5 run $np "$T" write p_${name}_$np $out --shuffle \
-        > /dev/null 2> prof.txt || fail "write $name np $np, PMESH_H5_PACK_AHEAD=$pk"
-      grep -q "packer-thread $pk" prof.txt || fail "PMESH_H5_PACK_AHEAD=$pk: $(cat prof.txt)"
-      dump $out.h5 > $out.txt
-    done
-    cmp -s pk_${name}_${np}_0.txt pk_${name}_${np}_1.txt || fail "$name np $np: the packer thread changed the datasets"
-    $PY "$CHECK" pk_${name}_${np}_1.h5 --xmf pk_${name}_${np}_1.xmf --msh "$PMESH_MESHES/$name.msh" --np $np \
-      --same-as ref_$name.h5 || fail "check pk_${name}_${np}_1"
-  done
-done
-echo "ok: the same datasets with the packer thread and without"
