@@ -7,7 +7,22 @@
  * small buffers that stay in cache (see xplan_t), and a thread per node makes each 16 MB
  * durable as soon as it is written (wb_setup).  The same plan run backwards serves restarts.
  * Element connectivity goes per type: each rank counts the elements of each type in its slab
- * of the global element order and an MPI_Exscan over those counts places its rows. */
+ * of the global element order and an MPI_Exscan over those counts places its rows.
+ *
+ * Set aside after measuring (solve's output of the 1M-node mesh at np = 2 on the 2-CPU
+ * benchmark machine, medians, the variants alternating in one loop): ROMIO's collective buffering
+ * with one aggregator (hints romio_cb_write enable, cb_config_list *:1) took 0.270 s against
+ * 0.084 s (8 runs); one writing rank, the other sending it everything, 0.089 s against 0.067 s;
+ * each rank storing its items straight into the writers' buffers in an MPI shared-memory window
+ * (no MPI_Alltoallv, no unpacking), 0.082 s against 0.067 s (21 runs); 16384 or 65536 rows per
+ * round, 0.078 and 0.071 s against 0.070 s (15 runs); a thread packing the next rounds while
+ * HDF5 writes (e5c148f, reverted in 370fec7); the ranks writing in turns, one H5Dwrite each
+ * with the others' selections empty, each packing the next group during another's turn: 0.093 s
+ * against 0.076 s (11 runs).  A collective H5Dwrite here (HDF5 1.10, ROMIO) waits for every rank
+ * at its entry and at its exit, also with H5FD_MPIO_INDIVIDUAL_IO (a 2-rank probe: a rank with
+ * an empty selection returns only when the writer has finished), and ext4's inode lock
+ * serialises the ranks' writes into one file; so no rank's exchange can hide behind another's
+ * write. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
 #include "pmesh/pm_h5.h"
