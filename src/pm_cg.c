@@ -23,7 +23,7 @@
 
 static int allreduce(MPI_Comm comm, double *v, int n, double *t) {
   double t0 = MPI_Wtime();
-  PM_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm));
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm));
   *t += MPI_Wtime() - t0;
   return PM_OK;
 }
@@ -81,7 +81,7 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_precond_t precond, pm_cg
   }
   ierr = pm_csr_compact_copy(a, c->sc, &c->op);
   PM_TRY(pm_comm_agree(comm, ierr));
-  PM_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &bad, 1, MPI_DOUBLE, MPI_SUM, comm));
   PM_TRY_CHECK(bad == 0, PM_ERR_SOLVER,
                "CG with Jacobi: %.0f diagonal entries are not positive (the matrix is not positive definite: check "
                "the conductivity's sign)",

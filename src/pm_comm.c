@@ -1,11 +1,13 @@
-/* pm_comm.c - MPI error conversion and collective agreement on errors. */
-#define _GNU_SOURCE /* program_invocation_short_name, nanosleep */
+/* pm_comm.c - MPI error conversion, collective agreement on errors, and waits that give up the CPU where ranks
+ * outnumber CPUs. */
+#define _GNU_SOURCE /* program_invocation_short_name, nanosleep, sched_getaffinity */
 #include "pmesh/pm_comm.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +60,43 @@ double pm_comm_env_seconds(const char *name, double fallback) {
   fprintf(stderr, "%s: warning: [rank %d] %s='%s' is not a number of seconds >= 0; using %g\n", program(), rank, name,
           env, fallback);
   return fallback;
+}
+
+int pm_comm_yields(void) {
+  static int yields = -1;
+  if (yields >= 0) return yields;
+  const char *force = getenv("PMESH_YIELD"), *local = getenv("MPI_LOCALNRANKS");
+  if (!local) local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  cpu_set_t set;
+  long ranks = local ? strtol(local, NULL, 10) : 0;
+  int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+  if (force && (strcmp(force, "0") == 0 || strcmp(force, "1") == 0)) {
+    yields = force[0] == '1';
+    return yields;
+  }
+  yields = cpus > 0 && ranks > cpus;
+  if (force) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "%s: warning: [rank %d] PMESH_YIELD='%s' is not 0 or 1; %s (%ld ranks on the node, %d CPUs)\n",
+            program(), rank, force, yields ? "yielding" : "not yielding", ranks, cpus);
+  }
+  return yields;
+}
+
+int pm_comm_waitall(int n, MPI_Request *reqs, MPI_Status *statuses) {
+  if (!pm_comm_yields()) return MPI_Waitall(n, reqs, statuses);
+  for (;;) {
+    int done = 0, rc = MPI_Testall(n, reqs, &done, statuses);
+    if (rc != MPI_SUCCESS || done) return rc;
+    sched_yield();
+  }
+}
+
+int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request req;
+  int rc = MPI_Iallreduce(in, out, n, type, op, comm, &req);
+  return rc == MPI_SUCCESS ? pm_comm_waitall(1, &req, MPI_STATUSES_IGNORE) : rc;
 }
 
 /* Registered just before MPI_Abort, so it runs before the exit handlers that libraries registered
@@ -209,7 +248,7 @@ int pm_comm_agree(MPI_Comm comm, int ierr) {
   int mine = ierr ? rank : INT_MAX;
   MPI_Request req;
   int rc = MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &req);
-  if (rc == MPI_SUCCESS) rc = ierr ? wait_or_abort(comm, &req) : MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS) rc = ierr ? wait_or_abort(comm, &req) : pm_comm_waitall(1, &req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) return ierr ? ierr : pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Iallreduce (error agreement)");
   if (ierr) return ierr;
   if (first == INT_MAX) return PM_OK;

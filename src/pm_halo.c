@@ -833,7 +833,7 @@ static int end(pm_halo_t *h, int op, void *data, MPI_Datatype type, int bs) {
   int ierr = PM_OK;
   if (h->kind == PM_EXCHANGE_SENDRECV) PM_TRY(sendrecv_end(h, data));
   if (h->n_active) {
-    int rc = MPI_Waitall(h->n_active, h->active, h->status);
+    int rc = pm_comm_waitall(h->n_active, h->active, h->status);
     PM_TRY_CHECK(rc == MPI_SUCCESS, pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Waitall (halo exchange)"), "wait");
   }
   switch (h->kind) {

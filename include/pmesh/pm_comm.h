@@ -1,4 +1,4 @@
-/* pm_comm.h - MPI error conversion and agreement on errors across ranks.
+/* pm_comm.h - MPI error conversion, agreement on errors across ranks, and waits that yield.
  *
  * Errors that only some ranks see are agreed with one reduction before anyone proceeds, so a
  * failure on one rank becomes a failure on all of them instead of a hang.  A library that makes
@@ -26,6 +26,24 @@ int pm_mpi_error(int mpierr, const char *file, int line, const char *call);
     int pm_mpi_ierr_ = (expr);                                                 \
     if (pm_mpi_ierr_ != MPI_SUCCESS) return pm_mpi_error(pm_mpi_ierr_, __FILE__, __LINE__, #expr); \
   } while (0)
+
+/** Whether this process waits for MPI by testing and giving up its CPU between tests
+ *  (sched_yield) instead of MPI's busy wait.  It does where the node runs more ranks of the job
+ *  than this process has CPUs (MPI_LOCALNRANKS, which MPICH's mpiexec sets, or OpenMPI's
+ *  OMPI_COMM_WORLD_LOCAL_SIZE, against sched_getaffinity): there a rank that spins while it
+ *  waits holds the CPU that the rank it waits for needs, and each wait costs a scheduler time
+ *  slice (milliseconds) instead of microseconds.  PMESH_YIELD=1 or 0 forces it.  Not
+ *  collective. */
+int pm_comm_yields(void);
+
+/** MPI_Waitall (statuses may be MPI_STATUSES_IGNORE), yielding between tests where
+ *  pm_comm_yields().  Returns MPI's code.  Not collective. */
+int pm_comm_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
+
+/** An allreduce (in may be MPI_IN_PLACE), as MPI_Iallreduce and pm_comm_waitall: the same
+ *  reduction, so the same bits, whether this process yields or not.  Returns MPI's code.
+ *  Collective on comm. */
+int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 /** Seconds a failed rank waits at pm_comm_agree for the others (PMESH_AGREE_TIMEOUT overrides). */
 #define PM_COMM_AGREE_TIMEOUT 30.0

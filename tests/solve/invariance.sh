@@ -30,3 +30,15 @@ for ex in isend sendrecv datatype persistent neighbor; do
   cmp solb.isend solb.$ex || fail "solution with $ex differs from isend"
 done
 echo "all exchange back-ends give identical iterates"
+# Yielding waits (PMESH_YIELD=1, the default where ranks outnumber CPUs) against MPI's own
+# (PMESH_YIELD=0): the same reductions, so bitwise-identical iterates and solutions.
+for y in 0 1; do
+  PMESH_YIELD=$y "$MPIEXEC" -n 4 "$SOLVE" --no-output -p pb --monitor 1 --dump-solution uy.$y > oy.$y
+  grep '^cg: iteration' oy.$y > histy.$y
+  cat uy.$y.* > soly.$y
+done
+[ -s histy.0 ] || fail "no residual history"
+cmp histy.0 histy.1 || fail "residual history with PMESH_YIELD=1 differs from PMESH_YIELD=0"
+cmp soly.0 soly.1 || fail "solution with PMESH_YIELD=1 differs from PMESH_YIELD=0"
+cmp hist.isend histy.0 || fail "residual history with PMESH_YIELD=0 differs from the default run's"
+echo "yielding and busy waits give identical iterates"
