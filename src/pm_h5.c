@@ -270,6 +270,52 @@ static void scratch_free(scratch_t *b) {
 }
 
 /* ------------------------------------------------------------------------------------------
+ * pm_h5's own collectives: where the process yields its CPU while it waits (pm_comm_yields:
+ * more ranks than CPUs), the nonblocking call and pm_comm_waitall; else the blocking one.  They
+ * move or reduce integers only, so either gives the same result. */
+
+static int c_wait(int rc, MPI_Request *q) {
+  return rc == MPI_SUCCESS ? pm_comm_waitall(1, q, MPI_STATUSES_IGNORE) : rc;
+}
+
+static int c_allreduce(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  MPI_Request q;
+  if (!pm_comm_yields()) return MPI_Allreduce(in, out, n, t, op, comm);
+  return c_wait(MPI_Iallreduce(in, out, n, t, op, comm, &q), &q);
+}
+
+static int c_exscan(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  MPI_Request q;
+  if (!pm_comm_yields()) return MPI_Exscan(in, out, n, t, op, comm);
+  return c_wait(MPI_Iexscan(in, out, n, t, op, comm, &q), &q);
+}
+
+static int c_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm) {
+  MPI_Request q;
+  if (!pm_comm_yields()) return MPI_Bcast(buf, n, t, root, comm);
+  return c_wait(MPI_Ibcast(buf, n, t, root, comm, &q), &q);
+}
+
+static int c_barrier(MPI_Comm comm) {
+  MPI_Request q;
+  if (!pm_comm_yields()) return MPI_Barrier(comm);
+  return c_wait(MPI_Ibarrier(comm, &q), &q);
+}
+
+static int c_alltoall(const void *in, int n, MPI_Datatype t, void *out, MPI_Comm comm) {
+  MPI_Request q;
+  if (!pm_comm_yields()) return MPI_Alltoall(in, n, t, out, n, t, comm);
+  return c_wait(MPI_Ialltoall(in, n, t, out, n, t, comm, &q), &q);
+}
+
+static int c_alltoallv(const void *in, const int *sc, const int *sd, void *out, const int *rc, const int *rd,
+                       MPI_Datatype t, MPI_Comm comm) {
+  MPI_Request q;
+  if (!pm_comm_yields()) return MPI_Alltoallv(in, sc, sd, t, out, rc, rd, t, comm);
+  return c_wait(MPI_Ialltoallv(in, sc, sd, t, out, rc, rd, t, comm, &q), &q);
+}
+
+/* ------------------------------------------------------------------------------------------
  * Fingerprint of the mesh itself: a commutative sum of per-entity hashes. */
 
 int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, uint64_t *fp) {
@@ -287,7 +333,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
     pm_fp_local(l, rank, mine, mine + 2); /* hashes in mine[0..1], counts in mine[2..3] */
   }
   PM_CALL(pm_comm_agree(comm, ierr));
-  PM_CALL_MPI(MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
+  PM_CALL_MPI(c_allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
   PM_CHECK(all[2] == (uint64_t)meta->global_nodes && all[3] == (uint64_t)meta->global_elems, PM_ERR_INCONSISTENT,
            "the local meshes own %" PRIu64 " nodes and %" PRIu64 " elements but partition.meta says %" PRId64
            " and %" PRId64 ": local files and metadata from different partitions?",
@@ -338,7 +384,7 @@ static int rows_per_round(MPI_Comm comm, int64_t *rows) {
   MPI_Comm_rank(comm, &rank);
   *rows = ROWS_DEFAULT;
   if (rank == 0 && env && atoll(env) > 0) *rows = atoll(env);
-  MPI_TRY(MPI_Bcast(rows, 1, MPI_INT64_T, 0, comm));
+  MPI_TRY(c_bcast(rows, 1, MPI_INT64_T, 0, comm));
 cleanup:
   return ierr;
 }
@@ -458,7 +504,7 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
      * match the slabs): item k is slab row k everywhere, and there is nothing to exchange. */
     int id = (int64_t)n_mine == pl->cnt, all = 0;
     for (int32_t k = 0; k < n_mine && id; k++) id = (!src || src[k] == k) && pos[k] == pl->lo + k;
-    MPI_TRY(MPI_Allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm));
+    MPI_TRY(c_allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm));
     if (all) {
       pl->identity = 1;
       return PM_OK;
@@ -501,7 +547,7 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
     ierr = PM_MALLOC(mine, nseg, "exchange counts");
     PM_TRY(pm_comm_agree(comm, ierr));
     for (int q = 0; q < nseg; q++) mine[q] = pl->sseg[q + 1] - pl->sseg[q];    /* destination-major */
-    int mpierr = MPI_Alltoall(mine, nr, MPI_INT, pl->rseg, nr, MPI_INT, comm); /* counts, source-major */
+    int mpierr = c_alltoall(mine, nr, MPI_INT, pl->rseg, comm);                /* counts, source-major */
     free(mine);
     if (mpierr != MPI_SUCCESS) {
       ierr = pm_mpi_error(mpierr, __FILE__, __LINE__, "MPI_Alltoall (exchange counts)");
@@ -530,7 +576,7 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
     if (!ierr) ierr = BIG_MALLOC(pl->roff, pl->n_recv > 0 ? pl->n_recv : 1, "exchange plan");
     PM_TRY(pm_comm_agree(comm, ierr));
   }
-  MPI_TRY(MPI_Alltoallv(srow, sc, sd, MPI_UINT16_T, pl->roff, rc, rd, MPI_UINT16_T, comm));
+  MPI_TRY(c_alltoallv(srow, sc, sd, pl->roff, rc, rd, MPI_UINT16_T, comm));
   if (exact) {
     int64_t most = round_rows(pl, 0, 1);
     PM_TRY(PM_MALLOC(seen, most > 0 ? most : 1, "exchange check"));
@@ -728,7 +774,7 @@ static int xplan_round(MPI_Comm comm, const xplan_t *pl, int c, int m, const xsr
       x_pack(pl, x, pl->sseg[me * nr + c + j], pl->sseg[me * nr + c + j + 1], buf + (size_t)j * pl->K * w,
              pl->roff + pl->rseg[me * nr + c + j]);
   }
-  MPI_TRY(MPI_Alltoallv(sbuf, sc, sd, t, rbuf, rc, rd, t, comm));
+  MPI_TRY(c_alltoallv(sbuf, sc, sd, rbuf, rc, rd, t, comm));
   for (int s = 0; s < p; s++)
     if (s != me)
       for (int j = 0; j < m; j++) { /* rank s's items arrive round after round */
@@ -774,7 +820,7 @@ static int xplan_backward(MPI_Comm comm, const xplan_t *pl, int width, const voi
     for (int32_t k = pl->rseg[q]; k < pl->rseg[q + 1]; k++)
       memcpy(sbuf + (size_t)k * width, from + (size_t)pl->roff[k] * width, (size_t)width);
   }
-  MPI_TRY(MPI_Alltoallv(sbuf, sc, sd, t, rbuf, rc, rd, t, comm));
+  MPI_TRY(c_alltoallv(sbuf, sc, sd, rbuf, rc, rd, t, comm));
   for (int32_t k = 0; k < pl->n_mine; k++) {
     int32_t it = xitem(pl, k);
     memcpy((char *)data + (size_t)(pl->src ? pl->src[it] : it) * width, rbuf + (size_t)k * width, (size_t)width);
@@ -1268,7 +1314,7 @@ static int series_fail(pm_h5_series_t *s, int ierr) {
 static void series_discard(pm_h5_series_t *s) {
   if (s->file >= 0) {
     int mine = h5_errors > s->h5_errors0, any = mine;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
+    c_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
     if (any)
       pm_comm_abort(s->comm, "HDF5 cannot close %s after a failed %s%s; ending the job (the previous %s is kept)",
                     s->h5tmp, mine ? "call" : "call on another rank", mine ? " on this rank" : "", s->h5path);
@@ -1277,7 +1323,7 @@ static void series_discard(pm_h5_series_t *s) {
   if (s->file >= 0) H5Fclose(s->file);
   s->file = -1;
   wb_end(&s->wb);
-  MPI_Barrier(s->comm);
+  c_barrier(s->comm);
   if (s->rank == 0) {
     if (s->h5tmp) remove(s->h5tmp);
     if (s->xmftmp) remove(s->xmftmp);
@@ -1479,7 +1525,7 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   hid_t ds[4] = {-1, -1, -1, -1}, dm = -1;
   char where[4][300], wmixed[300];
   for (int32_t k = 0; k < ep->n_mine; k++) own[l->elem_type[s->esel ? s->esel[k] : k]]++;
-  MPI_TRY(MPI_Allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  MPI_TRY(c_allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
   memcpy(s->x.ttot, ttot, sizeof ttot);
   for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
     if (ttot[t] > 0) {
@@ -1506,11 +1552,11 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
     for (int r = 0; r < p; r++)
       for (int i = ep->sseg[r * ep->nrounds]; i < ep->sseg[(r + 1) * ep->nrounds]; i++)
         per[4 * r + l->elem_type[s->esel ? s->esel[xitem(ep, i)] : xitem(ep, i)]]++;
-    MPI_TRY(MPI_Alltoall(per, 4, MPI_INT64_T, per + 4 * p, 4, MPI_INT64_T, s->comm));
+    MPI_TRY(c_alltoall(per, 4, MPI_INT64_T, per + 4 * p, s->comm));
     for (int r = 0; r < p; r++)
       for (int t = 0; t < 4; t++) tcnt[t] += per[4 * p + 4 * r + t];
   }
-  MPI_TRY(MPI_Exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  MPI_TRY(c_exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
   if (s->rank == 0) memset(tlo, 0, sizeof tlo);
   for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
     if (ttot[t] > 0) {
@@ -1593,7 +1639,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->local = l;
   s->meta = meta;
   long pid = (long)getpid();
-  MPI_TRY(MPI_Bcast(&pid, 1, MPI_LONG, 0, s->comm));
+  MPI_TRY(c_bcast(&pid, 1, MPI_LONG, 0, s->comm));
   double t0 = prof_now();
 
   /* Everything local first, then one agreement. */
