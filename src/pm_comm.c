@@ -99,6 +99,12 @@ int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_O
   return rc == MPI_SUCCESS ? pm_comm_waitall(1, &req, MPI_STATUSES_IGNORE) : rc;
 }
 
+int pm_comm_dup(MPI_Comm comm, MPI_Comm *dup) {
+  MPI_Request req;
+  int rc = MPI_Comm_idup(comm, dup, &req);
+  return rc == MPI_SUCCESS ? pm_comm_waitall(1, &req, MPI_STATUSES_IGNORE) : rc;
+}
+
 /* Registered just before MPI_Abort, so it runs before the exit handlers that libraries registered
  * earlier: nothing collective may run on the way out. */
 static _Noreturn void exit_now(void) {

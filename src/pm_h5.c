@@ -1632,7 +1632,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->file = s->dxpl = -1;
   s->wb.fd = -1;
   s->h5_errors0 = h5_errors;
-  MPI_TRY(MPI_Comm_dup(comm, &s->comm));
+  MPI_TRY(pm_comm_dup(comm, &s->comm));
   MPI_TRY(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
   MPI_Comm_rank(s->comm, &s->rank);
   MPI_Comm_size(s->comm, &s->nranks);
@@ -1982,7 +1982,7 @@ int pm_h5_read_field(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, 
   memset(&pl, 0, sizeof pl);
   h5_quiet_begin(&q);
   h5_watch_setup(comm, h5path);
-  MPI_TRY(MPI_Comm_dup(comm, &c));
+  MPI_TRY(pm_comm_dup(comm, &c));
   MPI_TRY(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
   MPI_Comm_rank(c, &rank);
 

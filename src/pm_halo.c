@@ -273,7 +273,9 @@ static int handshake(pm_halo_t *h, int *ierr_local) {
     mine[3 * q + 2] = h->export_index[k + 1] - h->export_index[k];
   }
   {
-    int rc = MPI_Alltoall(mine, 3, MPI_INT, theirs, 3, MPI_INT, h->comm);
+    MPI_Request q;
+    int rc = MPI_Ialltoall(mine, 3, MPI_INT, theirs, 3, MPI_INT, h->comm, &q);
+    if (rc == MPI_SUCCESS) rc = pm_comm_waitall(1, &q, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) {
       ierr = pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Alltoall (halo handshake)");
       goto cleanup;
@@ -336,7 +338,7 @@ int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, p
   PM_CHECK(halo, PM_ERR_ARG, "pm_halo_create: halo is NULL");
   *halo = NULL;
   MPI_Comm dup = MPI_COMM_NULL;
-  PM_CALL_MPI(MPI_Comm_dup(comm, &dup));
+  PM_CALL_MPI(pm_comm_dup(comm, &dup));
   {
     int rc = MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if (rc != MPI_SUCCESS) {

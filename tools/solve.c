@@ -737,7 +737,9 @@ int main(int argc, char **argv) {
     MPI_Abort(comm, 1);
   }
   if (rank == 0 && parse(argc, argv, size, p)) p->status = 1;
-  if (MPI_Bcast(p, 1, ptype, 0, comm) != MPI_SUCCESS) MPI_Abort(comm, 1);
+  MPI_Request q;
+  if (MPI_Ibcast(p, 1, ptype, 0, comm, &q) != MPI_SUCCESS || pm_comm_waitall(1, &q, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    MPI_Abort(comm, 1);
   if (p->status) {
     status = p->status == 2 ? EXIT_SUCCESS : EXIT_FAILURE;
     goto finish;
@@ -816,8 +818,8 @@ int main(int argc, char **argv) {
   if (!ierr && p->dump[0]) ierr = dump_matrix(p, local, a, b, rank);
   if (agree(comm, rank, ierr)) goto finish;
   int64_t nfixed_all = 0, nunknown = 0, nint = local->n_internal;
-  MPI_Allreduce(&nfixed, &nfixed_all, 1, MPI_INT64_T, MPI_SUM, comm);
-  MPI_Allreduce(&nint, &nunknown, 1, MPI_INT64_T, MPI_SUM, comm);
+  pm_comm_allreduce(&nfixed, &nfixed_all, 1, MPI_INT64_T, MPI_SUM, comm);
+  pm_comm_allreduce(&nint, &nunknown, 1, MPI_INT64_T, MPI_SUM, comm);
   if (nfixed_all == 0 && !transient) { /* M/dt + K is definite without them */
     if (rank == 0)
       fprintf(stderr,
@@ -864,7 +866,7 @@ int main(int argc, char **argv) {
     if (u[i] < mm[0]) mm[0] = u[i];
     if (-u[i] < mm[1]) mm[1] = -u[i];
   }
-  MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_DOUBLE, MPI_MIN, comm);
+  pm_comm_allreduce(MPI_IN_PLACE, mm, 2, MPI_DOUBLE, MPI_MIN, comm);
   if (p->exact[0]) {
     pm_expr_t *ex = NULL;
     ierr = pm_expr_create(p->exact, &ex);
@@ -878,8 +880,8 @@ int main(int argc, char **argv) {
     }
     pm_expr_destroy(&ex);
     if (agree(comm, rank, ierr)) goto finish;
-    MPI_Allreduce(MPI_IN_PLACE, &err[0], 1, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &err[1], 1, MPI_DOUBLE, MPI_SUM, comm);
+    pm_comm_allreduce(MPI_IN_PLACE, &err[0], 1, MPI_DOUBLE, MPI_MAX, comm);
+    pm_comm_allreduce(MPI_IN_PLACE, &err[1], 1, MPI_DOUBLE, MPI_SUM, comm);
     err[1] = sqrt(err[1]);
   }
   if (p->dump_u[0]) {

@@ -45,6 +45,10 @@ int pm_comm_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
  *  Collective on comm. */
 int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
+/** MPI_Comm_dup, as MPI_Comm_idup and pm_comm_waitall.  Returns MPI's code.  Collective on
+ *  comm. */
+int pm_comm_dup(MPI_Comm comm, MPI_Comm *dup);
+
 /** Seconds a failed rank waits at pm_comm_agree for the others (PMESH_AGREE_TIMEOUT overrides). */
 #define PM_COMM_AGREE_TIMEOUT 30.0
 
