@@ -1,5 +1,6 @@
-/* test_comm.c - pm_comm's waits: pm_comm_allreduce and pm_comm_waitall give what MPI_Allreduce
- * and MPI_Waitall give, whether the process yields or not, and pm_comm_yields says which.
+/* test_comm.c - pm_comm's waits: pm_comm_allreduce, pm_comm_waitall and pm_comm_dup give what
+ * MPI_Allreduce, MPI_Waitall and MPI_Comm_dup give, whether the process yields or not, and
+ * pm_comm_yields says which.
  *
  *   test_comm [ROUNDS]   ROUNDS (default 200) of the checks, then "yields Y" (rank 0); exit
  *                        status 1 on any failure.
@@ -47,6 +48,25 @@ int main(int argc, char **argv) {
     check(st[0].MPI_SOURCE == (rank + p - 1) % p && st[0].MPI_TAG == 7, rank, "ring status");
     check(pm_comm_waitall(0, NULL, MPI_STATUSES_IGNORE) == MPI_SUCCESS, rank, "waitall of nothing");
   }
+  /* A duplicate: the same group in the same order, a context of its own (a message on it is not
+   * received on the original). */
+  MPI_Comm dup = MPI_COMM_NULL;
+  check(pm_comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS, rank, "dup");
+  int cmp = MPI_UNEQUAL, drank = -1;
+  MPI_Comm_compare(MPI_COMM_WORLD, dup, &cmp);
+  MPI_Comm_rank(dup, &drank);
+  check(cmp == MPI_CONGRUENT && drank == rank, rank, "dup is congruent");
+  {
+    int in = -1, out = rank, flag = 1;
+    MPI_Request q[2];
+    MPI_Irecv(&in, 1, MPI_INT, (rank + p - 1) % p, 9, dup, &q[0]);
+    MPI_Isend(&out, 1, MPI_INT, (rank + 1) % p, 9, dup, &q[1]);
+    check(pm_comm_waitall(2, q, MPI_STATUSES_IGNORE) == MPI_SUCCESS && in == (rank + p - 1) % p, rank, "ring on dup");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Iprobe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    check(!flag, rank, "a message on the duplicate is seen on the original");
+  }
+  MPI_Comm_free(&dup);
   int bad = failures, any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int y = pm_comm_yields(), ymin = 0, ymax = 0;
