@@ -93,16 +93,18 @@ int pm_comm_waitall(int n, MPI_Request *reqs, MPI_Status *statuses) {
   }
 }
 
+int pm_comm_wait(int rc, MPI_Request *req) {
+  return rc == MPI_SUCCESS ? pm_comm_waitall(1, req, MPI_STATUSES_IGNORE) : rc;
+}
+
 int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   MPI_Request req;
-  int rc = MPI_Iallreduce(in, out, n, type, op, comm, &req);
-  return rc == MPI_SUCCESS ? pm_comm_waitall(1, &req, MPI_STATUSES_IGNORE) : rc;
+  return pm_comm_wait(MPI_Iallreduce(in, out, n, type, op, comm, &req), &req);
 }
 
 int pm_comm_dup(MPI_Comm comm, MPI_Comm *dup) {
   MPI_Request req;
-  int rc = MPI_Comm_idup(comm, dup, &req);
-  return rc == MPI_SUCCESS ? pm_comm_waitall(1, &req, MPI_STATUSES_IGNORE) : rc;
+  return pm_comm_wait(MPI_Comm_idup(comm, dup, &req), &req);
 }
 
 /* Registered just before MPI_Abort, so it runs before the exit handlers that libraries registered

@@ -270,49 +270,36 @@ static void scratch_free(scratch_t *b) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * pm_h5's own collectives: where the process yields its CPU while it waits (pm_comm_yields:
- * more ranks than CPUs), the nonblocking call and pm_comm_waitall; else the blocking one.  They
- * move or reduce integers only, so either gives the same result. */
-
-static int c_wait(int rc, MPI_Request *q) {
-  return rc == MPI_SUCCESS ? pm_comm_waitall(1, q, MPI_STATUSES_IGNORE) : rc;
-}
-
-static int c_allreduce(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  MPI_Request q;
-  if (!pm_comm_yields()) return MPI_Allreduce(in, out, n, t, op, comm);
-  return c_wait(MPI_Iallreduce(in, out, n, t, op, comm, &q), &q);
-}
+ * pm_h5's own collectives wait through pm_comm_wait, which gives up the CPU where ranks
+ * outnumber CPUs (pm_comm_yields).  The rounds' MPI_Alltoallv stays blocking elsewhere: it
+ * moves megabytes, and the blocking call is what the write benchmarks measured.  All of them
+ * move or reduce integers, so either call gives the same result. */
 
 static int c_exscan(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   MPI_Request q;
-  if (!pm_comm_yields()) return MPI_Exscan(in, out, n, t, op, comm);
-  return c_wait(MPI_Iexscan(in, out, n, t, op, comm, &q), &q);
+  return pm_comm_wait(MPI_Iexscan(in, out, n, t, op, comm, &q), &q);
 }
 
 static int c_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm) {
   MPI_Request q;
-  if (!pm_comm_yields()) return MPI_Bcast(buf, n, t, root, comm);
-  return c_wait(MPI_Ibcast(buf, n, t, root, comm, &q), &q);
+  return pm_comm_wait(MPI_Ibcast(buf, n, t, root, comm, &q), &q);
 }
 
 static int c_barrier(MPI_Comm comm) {
   MPI_Request q;
-  if (!pm_comm_yields()) return MPI_Barrier(comm);
-  return c_wait(MPI_Ibarrier(comm, &q), &q);
+  return pm_comm_wait(MPI_Ibarrier(comm, &q), &q);
 }
 
 static int c_alltoall(const void *in, int n, MPI_Datatype t, void *out, MPI_Comm comm) {
   MPI_Request q;
-  if (!pm_comm_yields()) return MPI_Alltoall(in, n, t, out, n, t, comm);
-  return c_wait(MPI_Ialltoall(in, n, t, out, n, t, comm, &q), &q);
+  return pm_comm_wait(MPI_Ialltoall(in, n, t, out, n, t, comm, &q), &q);
 }
 
 static int c_alltoallv(const void *in, const int *sc, const int *sd, void *out, const int *rc, const int *rd,
                        MPI_Datatype t, MPI_Comm comm) {
   MPI_Request q;
   if (!pm_comm_yields()) return MPI_Alltoallv(in, sc, sd, t, out, rc, rd, t, comm);
-  return c_wait(MPI_Ialltoallv(in, sc, sd, t, out, rc, rd, t, comm, &q), &q);
+  return pm_comm_wait(MPI_Ialltoallv(in, sc, sd, t, out, rc, rd, t, comm, &q), &q);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -333,7 +320,7 @@ int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *
     pm_fp_local(l, rank, mine, mine + 2); /* hashes in mine[0..1], counts in mine[2..3] */
   }
   PM_CALL(pm_comm_agree(comm, ierr));
-  PM_CALL_MPI(c_allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
+  PM_CALL_MPI(pm_comm_allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
   PM_CHECK(all[2] == (uint64_t)meta->global_nodes && all[3] == (uint64_t)meta->global_elems, PM_ERR_INCONSISTENT,
            "the local meshes own %" PRIu64 " nodes and %" PRIu64 " elements but partition.meta says %" PRId64
            " and %" PRId64 ": local files and metadata from different partitions?",
@@ -504,7 +491,7 @@ static int xplan_create(MPI_Comm comm, int64_t n_global, int32_t n_mine, const i
      * match the slabs): item k is slab row k everywhere, and there is nothing to exchange. */
     int id = (int64_t)n_mine == pl->cnt, all = 0;
     for (int32_t k = 0; k < n_mine && id; k++) id = (!src || src[k] == k) && pos[k] == pl->lo + k;
-    MPI_TRY(c_allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm));
+    MPI_TRY(pm_comm_allreduce(&id, &all, 1, MPI_INT, MPI_MIN, comm));
     if (all) {
       pl->identity = 1;
       return PM_OK;
@@ -1314,7 +1301,7 @@ static int series_fail(pm_h5_series_t *s, int ierr) {
 static void series_discard(pm_h5_series_t *s) {
   if (s->file >= 0) {
     int mine = h5_errors > s->h5_errors0, any = mine;
-    c_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
+    pm_comm_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
     if (any)
       pm_comm_abort(s->comm, "HDF5 cannot close %s after a failed %s%s; ending the job (the previous %s is kept)",
                     s->h5tmp, mine ? "call" : "call on another rank", mine ? " on this rank" : "", s->h5path);
@@ -1525,7 +1512,7 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   hid_t ds[4] = {-1, -1, -1, -1}, dm = -1;
   char where[4][300], wmixed[300];
   for (int32_t k = 0; k < ep->n_mine; k++) own[l->elem_type[s->esel ? s->esel[k] : k]]++;
-  MPI_TRY(c_allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  MPI_TRY(pm_comm_allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
   memcpy(s->x.ttot, ttot, sizeof ttot);
   for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
     if (ttot[t] > 0) {

@@ -274,8 +274,7 @@ static int handshake(pm_halo_t *h, int *ierr_local) {
   }
   {
     MPI_Request q;
-    int rc = MPI_Ialltoall(mine, 3, MPI_INT, theirs, 3, MPI_INT, h->comm, &q);
-    if (rc == MPI_SUCCESS) rc = pm_comm_waitall(1, &q, MPI_STATUSES_IGNORE);
+    int rc = pm_comm_wait(MPI_Ialltoall(mine, 3, MPI_INT, theirs, 3, MPI_INT, h->comm, &q), &q);
     if (rc != MPI_SUCCESS) {
       ierr = pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Alltoall (halo handshake)");
       goto cleanup;

@@ -738,8 +738,7 @@ int main(int argc, char **argv) {
   }
   if (rank == 0 && parse(argc, argv, size, p)) p->status = 1;
   MPI_Request q;
-  if (MPI_Ibcast(p, 1, ptype, 0, comm, &q) != MPI_SUCCESS || pm_comm_waitall(1, &q, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    MPI_Abort(comm, 1);
+  if (pm_comm_wait(MPI_Ibcast(p, 1, ptype, 0, comm, &q), &q) != MPI_SUCCESS) MPI_Abort(comm, 1);
   if (p->status) {
     status = p->status == 2 ? EXIT_SUCCESS : EXIT_FAILURE;
     goto finish;

@@ -40,6 +40,11 @@ int pm_comm_yields(void);
  *  pm_comm_yields().  Returns MPI's code.  Not collective. */
 int pm_comm_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
 
+/** Finish a nonblocking call just started: rc is what it returned, req its request.  Returns rc
+ *  if it failed, else pm_comm_waitall's code:  rc = pm_comm_wait(MPI_Ibcast(..., &req), &req).
+ *  Not collective (the call it finishes may be). */
+int pm_comm_wait(int rc, MPI_Request *req);
+
 /** An allreduce (in may be MPI_IN_PLACE), as MPI_Iallreduce and pm_comm_waitall: the same
  *  reduction, so the same bits, whether this process yields or not.  Returns MPI's code.
  *  Collective on comm. */
