@@ -1,6 +1,8 @@
 /* pm_cg.c - preconditioned conjugate gradients with fused sweeps.
  *
- * Jacobi (diagonal scaling) is applied as CG on the symmetrically scaled system
+ * A general preconditioner runs the textbook PCG (one apply, two reductions per iteration:
+ * p.Ap, then r.r and r.z together).  A diagonal one (pm_pc_diagonal_scaling: none, Jacobi)
+ * runs the fused path below instead.  Jacobi (diagonal scaling) is applied as CG on the symmetrically scaled system
  *   (S A S) y = S b,  x = S y,  S = D^-1/2,
  * which in exact arithmetic produces the same iterates as the lecture's PCG with M = D, but its
  * operator has a unit diagonal: the product reads no diagonal and the iteration no M^-1.  The
@@ -32,10 +34,11 @@ struct pm_cg {
   const pm_csr_t *a;
   pm_halo_t *halo;
   MPI_Comm comm;
-  int jacobi;
-  pm_csr_t *op;      /* the operator: compact copy of a, scaled to a unit diagonal for Jacobi */
-  double *sc;        /* [NP] 1/sqrt(diag), externals included (Jacobi) */
-  double *r, *p, *q; /* work vectors */
+  pm_pc_t *pc, *own_pc;  /* own_pc: the `none` made for pc == NULL */
+  const double *sc;      /* diagonal path: S (NP entries), NULL for S = I */
+  int diagonal;          /* the fused path: pc is a diagonal scaling */
+  pm_csr_t *op;          /* compact copy of a; scaled to S A S on the diagonal path */
+  double *r, *p, *q, *z; /* work vectors (z: general path) */
   double t_setup;
 };
 
@@ -43,15 +46,16 @@ void pm_cg_destroy(pm_cg_t **cg) {
   if (!cg || !*cg) return;
   pm_cg_t *c = *cg;
   pm_csr_destroy(&c->op);
-  free(c->sc);
+  pm_pc_destroy(&c->own_pc);
   free(c->r);
   free(c->p);
   free(c->q);
+  free(c->z);
   free(c);
   *cg = NULL;
 }
 
-int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_precond_t precond, pm_cg_t **cg) {
+int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) {
   int ierr = PM_OK;
   int32_t n = a->n, np = a->ncol;
   MPI_Comm comm = pm_halo_comm(halo);
@@ -64,28 +68,18 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_precond_t precond, pm_cg
     c->a = a;
     c->halo = halo;
     c->comm = comm;
-    c->jacobi = precond == PM_PRECOND_JACOBI;
-    ierr = PM_MALLOC(c->r, n > 0 ? n : 1, "CG residual");
+    if (!pc) ierr = pm_pc_create_none(&c->own_pc);
+    c->pc = pc ? pc : c->own_pc;
   }
+  if (!ierr) ierr = PM_MALLOC(c->r, n > 0 ? n : 1, "CG residual");
   if (!ierr) ierr = PM_CALLOC(c->p, np > 0 ? np : 1, "CG direction");
   if (!ierr) ierr = PM_MALLOC(c->q, n > 0 ? n : 1, "CG product");
-  if (!ierr && c->jacobi) ierr = PM_MALLOC(c->sc, np > 0 ? np : 1, "CG scaling");
   PM_TRY(pm_comm_agree(comm, ierr));
-  double bad = 0;
-  if (c->jacobi) {
-    for (int32_t i = 0; i < n; i++) {
-      bad += !(a->d[i] > 0 && isfinite(a->d[i]));
-      c->sc[i] = a->d[i] > 0 ? 1.0 / sqrt(a->d[i]) : 1.0;
-    }
-    PM_TRY(pm_halo_update(halo, c->sc, MPI_DOUBLE, 1));
-  }
-  ierr = pm_csr_compact_copy(a, c->sc, &c->op);
+  if (!pm_pc_is_setup(c->pc)) PM_TRY(pm_pc_setup(c->pc, a, halo));
+  c->diagonal = pm_pc_diagonal_scaling(c->pc, &c->sc);
+  if (!c->diagonal) ierr = PM_CALLOC(c->z, np > 0 ? np : 1, "CG preconditioned residual");
+  if (!ierr) ierr = pm_csr_compact_copy(a, c->sc, &c->op);
   PM_TRY(pm_comm_agree(comm, ierr));
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &bad, 1, MPI_DOUBLE, MPI_SUM, comm));
-  PM_TRY_CHECK(bad == 0, PM_ERR_SOLVER,
-               "CG with Jacobi: %.0f diagonal entries are not positive (the matrix is not positive definite: check "
-               "the conductivity's sign)",
-               bad);
   c->t_setup = MPI_Wtime() - t0;
   *cg = c;
   c = NULL;
@@ -94,11 +88,11 @@ cleanup:
   return ierr;
 }
 
-int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, const pm_cg_options_t *opt,
+int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, double *x, const pm_cg_options_t *opt,
                 pm_cg_result_t *res) {
   pm_cg_t *cg = NULL;
   memset(res, 0, sizeof *res);
-  PM_CALL(pm_cg_create(a, halo, opt->precond, &cg));
+  PM_CALL(pm_cg_create(a, halo, pc, &cg));
   int ierr = pm_cg_run(cg, b, x, opt, res);
   res->t_setup = cg->t_setup;
   res->t_total += cg->t_setup;
@@ -106,18 +100,116 @@ int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, const double *b, double *x, 
   return ierr;
 }
 
+static void monitor(const pm_cg_options_t *opt, int rank, int it, double rel) {
+  if (opt->monitor > 0 && rank == 0 && opt->out && it % opt->monitor == 0)
+    fprintf(opt->out, "cg: iteration %6d  ||r||/||b|| = %.6e\n", it, rel);
+}
+
+/* The true residual of the returned x (also refreshes x's externals) and the result's figures. */
+static int finish(pm_cg_t *cg, const double *b, double *x, double *q, int it, double rel, double bnorm,
+                  const pm_cg_options_t *opt, double t_start, pm_cg_result_t *res) {
+  double fin = 0;
+  PM_CALL(pm_csr_spmv(cg->a, cg->halo, x, q, NULL, &res->t_exchange));
+  for (int32_t i = 0; i < cg->a->n; i++) fin += (b[i] - q[i]) * (b[i] - q[i]);
+  PM_CALL(allreduce(cg->comm, &fin, 1, &res->t_reduce));
+  res->iterations = it;
+  res->residual = sqrt(fin) / bnorm;
+  res->converged = rel <= opt->rtol;
+  res->t_total = MPI_Wtime() - t_start;
+  return PM_OK;
+}
+
+/* PCG with any preconditioner.  Per iteration: q = A p fused with p.q; reduce; x += alpha p and
+ * r -= alpha q fused with r.r; z = M^-1 r; r.z; reduce r.r and r.z together; p = z + beta p. */
+static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res) {
+  int ierr = PM_OK;
+  const pm_csr_t *op = cg->op;
+  int32_t n = op->n;
+  int rank;
+  MPI_Comm_rank(cg->comm, &rank);
+  double *r = cg->r, *p = cg->p, *q = cg->q, *z = cg->z;
+  double t_start = MPI_Wtime(), t;
+
+  PM_TRY(pm_csr_spmv(cg->a, cg->halo, x, q, NULL, &res->t_exchange));
+  double s[3] = {0, 0, 0}; /* b.b, r.r, r.z */
+  for (int32_t i = 0; i < n; i++) {
+    r[i] = b[i] - q[i];
+    s[0] += b[i] * b[i];
+    s[1] += r[i] * r[i];
+  }
+  t = MPI_Wtime();
+  PM_TRY(pm_pc_apply(cg->pc, r, z));
+  res->t_precond += MPI_Wtime() - t;
+  for (int32_t i = 0; i < n; i++) s[2] += r[i] * z[i];
+  PM_TRY(allreduce(cg->comm, s, 3, &res->t_reduce));
+  double bnorm = sqrt(s[0]), rz = s[2];
+  PM_TRY_CHECK(isfinite(bnorm) && isfinite(s[1]) && isfinite(rz), PM_ERR_SOLVER,
+               "CG: the right-hand side, the residual or the preconditioned residual is NaN or Inf");
+  if (bnorm == 0) bnorm = 1;
+  double rel = sqrt(s[1]) / bnorm;
+  int it = 0;
+  monitor(opt, rank, 0, rel);
+  if (!(rel <= opt->rtol) && opt->maxit > 0) memcpy(p, z, (size_t)n * sizeof *p);
+  while (it < opt->maxit && !(rel <= opt->rtol)) {
+    it++;
+    t = MPI_Wtime();
+    double te = 0, pq;
+    PM_TRY(pm_csr_spmv(op, cg->halo, p, q, &pq, &te));
+    res->t_exchange += te;
+    res->t_spmv += MPI_Wtime() - t - te;
+    PM_TRY(allreduce(cg->comm, &pq, 1, &res->t_reduce));
+    PM_TRY_CHECK(isfinite(pq) && pq > 0, PM_ERR_SOLVER,
+                 "CG breakdown at iteration %d: p.Ap = %g (the matrix is not positive definite: check the "
+                 "conductivity's sign and that a Dirichlet condition fixes the solution)",
+                 it, pq);
+    double alpha = rz / pq, s2[2] = {0, 0};
+    t = MPI_Wtime();
+    for (int32_t i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+      s2[0] += r[i] * r[i];
+    }
+    res->t_update += MPI_Wtime() - t;
+    t = MPI_Wtime();
+    PM_TRY(pm_pc_apply(cg->pc, r, z));
+    res->t_precond += MPI_Wtime() - t;
+    t = MPI_Wtime();
+    for (int32_t i = 0; i < n; i++) s2[1] += r[i] * z[i];
+    res->t_update += MPI_Wtime() - t;
+    PM_TRY(allreduce(cg->comm, s2, 2, &res->t_reduce));
+    PM_TRY_CHECK(isfinite(s2[0]) && isfinite(s2[1]), PM_ERR_SOLVER,
+                 "CG: the residual became NaN or Inf at iteration %d", it);
+    PM_TRY_CHECK(s2[1] > 0 || s2[0] == 0, PM_ERR_SOLVER,
+                 "CG breakdown at iteration %d: r.z = %g (the preconditioner %s is not positive definite)", it, s2[1],
+                 pm_pc_name(cg->pc));
+    rel = sqrt(s2[0]) / bnorm;
+    monitor(opt, rank, it, rel);
+    double beta = s2[1] / rz;
+    rz = s2[1];
+    if (!(rel <= opt->rtol) && it < opt->maxit) {
+      t = MPI_Wtime();
+      for (int32_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+      res->t_update += MPI_Wtime() - t;
+    }
+  }
+  PM_TRY(finish(cg, b, x, q, it, rel, bnorm, opt, t_start, res));
+cleanup:
+  return ierr;
+}
+
 int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res) {
+  memset(res, 0, sizeof *res);
+  if (!cg->diagonal) return run_general(cg, b, x, opt, res);
   int ierr = PM_OK;
   const pm_csr_t *a = cg->a, *op = cg->op;
   pm_halo_t *halo = cg->halo;
   MPI_Comm comm = cg->comm;
   int32_t n = a->n;
-  int rank, jacobi = cg->jacobi;
+  int rank, jacobi = cg->sc != NULL;
   MPI_Comm_rank(comm, &rank);
   double *r = cg->r, *p = cg->p, *q = cg->q;
   const double *sc = cg->sc;
   const double *w = jacobi ? a->d : NULL; /* ||r||^2 = sum w r~^2 */
-  memset(res, 0, sizeof *res);
   double t_start = MPI_Wtime(), t;
 
   /* r = b - A x; then the scaled r~ = S r and y = S^-1 x (kept in x); the norms of b and r and
@@ -141,7 +233,7 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
   if (bnorm == 0) bnorm = 1; /* b = 0: the absolute residual is the measure */
   double rel = sqrt(rr) / bnorm;
   int it = 0;
-  if (opt->monitor > 0 && rank == 0 && opt->out) fprintf(opt->out, "cg: iteration %6d  ||r||/||b|| = %.6e\n", 0, rel);
+  monitor(opt, rank, 0, rel);
   while (it < opt->maxit && !(rel <= opt->rtol)) {
     it++;
     double beta = it == 1 ? 0.0 : rho / rho_old;
@@ -211,8 +303,7 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
     PM_TRY_CHECK(isfinite(rho) && isfinite(rr), PM_ERR_SOLVER, "CG: the residual became NaN or Inf at iteration %d",
                  it);
     rel = sqrt(rr) / bnorm;
-    if (opt->monitor > 0 && rank == 0 && opt->out && (it % opt->monitor == 0))
-      fprintf(opt->out, "cg: iteration %6d  ||r||/||b|| = %.6e\n", it, rel);
+    monitor(opt, rank, it, rel);
   }
   /* The last step's update of x, then x = S y. */
   t = MPI_Wtime();
@@ -221,15 +312,7 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
   if (jacobi)
     for (int32_t i = 0; i < n; i++) x[i] *= sc[i];
   res->t_update += MPI_Wtime() - t;
-  /* Final: the true residual of the returned x (also refreshes x's externals). */
-  PM_TRY(pm_csr_spmv(a, halo, x, q, NULL, &res->t_exchange));
-  double fin = 0;
-  for (int32_t i = 0; i < n; i++) fin += (b[i] - q[i]) * (b[i] - q[i]);
-  PM_TRY(allreduce(comm, &fin, 1, &res->t_reduce));
-  res->iterations = it;
-  res->residual = sqrt(fin) / bnorm;
-  res->converged = rel <= opt->rtol;
-  res->t_total = MPI_Wtime() - t_start;
+  PM_TRY(finish(cg, b, x, q, it, rel, bnorm, opt, t_start, res));
 cleanup:
   return ierr;
 }

@@ -19,3 +19,24 @@ pmesh_script(solve_output solve/output.sh LABELS "solve;h5" TIMEOUT 900)
 pmesh_script(solve_transient solve/transient.sh LABELS "solve;h5;transient" TIMEOUT 600)
 pmesh_script(solve_restart solve/restart.sh LABELS "solve;h5;transient" TIMEOUT 600)
 pmesh_script(solve_transient_bad solve/transient_bad.sh LABELS "solve;bad;transient" TIMEOUT 300)
+
+# CG with each preconditioner (none, Jacobi, a user-written one on the general path): FEM on
+# triangles, quads and the 1D bar, the 5-point scheme on a grid; 1 to 8 ranks.
+add_executable(test_cg test_cg.c)
+target_compile_options(test_cg PRIVATE ${PMESH_WARNINGS})
+target_link_libraries(test_cg PRIVATE pmesh::pmesh m)
+add_test(NAME test_cg_grid_setup COMMAND $<TARGET_FILE:meshgen> grid 21 17 1 1 -o cg_grid.msh
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(test_cg_grid_setup PROPERTIES FIXTURES_SETUP cg_grid LABELS "unit;solve")
+foreach(mesh IN ITEMS disk_hole mixed bar)
+  foreach(np IN ITEMS 1 2 3 4 8)
+    add_test(NAME test_cg_${mesh}_np${np} COMMAND ${PMESH_MPIEXEC} -n ${np} $<TARGET_FILE:test_cg>
+             ${PMESH_MESHES}/${mesh}.msh)
+    set_tests_properties(test_cg_${mesh}_np${np} PROPERTIES TIMEOUT 120 LABELS "unit;solve")
+  endforeach()
+endforeach()
+foreach(np IN ITEMS 1 3)
+  add_test(NAME test_cg_fdm5_np${np} COMMAND ${PMESH_MPIEXEC} -n ${np} $<TARGET_FILE:test_cg>
+           cg_grid.msh --halo edge WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(test_cg_fdm5_np${np} PROPERTIES TIMEOUT 120 LABELS "unit;solve" FIXTURES_REQUIRED cg_grid)
+endforeach()

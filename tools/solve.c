@@ -38,6 +38,7 @@
 
 static const char *tool = "solve";
 
+enum { PRECOND_NONE, PRECOND_JACOBI };
 enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 
 /* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
@@ -201,7 +202,7 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
   p->initial_step = -1;
   strcpy(p->initial_field, "u");
   p->scheme = PM_SCHEME_FEM;
-  p->precond = PM_PRECOND_JACOBI;
+  p->precond = PRECOND_JACOBI;
   p->exchange = pm_exchange_default();
   p->maxit = 10000;
   p->rtol = 1e-8;
@@ -318,9 +319,9 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
       }
     } else if (!strcmp(a, "--precond")) {
       if (!strcmp(v, "none")) {
-        p->precond = PM_PRECOND_NONE;
+        p->precond = PRECOND_NONE;
       } else if (!strcmp(v, "jacobi")) {
-        p->precond = PM_PRECOND_JACOBI;
+        p->precond = PRECOND_JACOBI;
       } else {
         pm_tool_error(tool, "--precond %s: expected none or jacobi", v);
         return -1;
@@ -589,7 +590,7 @@ static int base_attrs(const params_t *p, pm_h5_attr_t *at) {
   int tr = p->steps > 0;
   at[n++] = (pm_h5_attr_t){"problem", PM_H5_ATTR_STRING, 0, 0, tr ? "du/dt - div(k grad u) = f" : "-div(k grad u) = f"};
   at[n++] = (pm_h5_attr_t){"scheme", PM_H5_ATTR_STRING, 0, 0, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem"};
-  at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none"};
+  at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, p->precond == PRECOND_JACOBI ? "jacobi" : "none"};
   at[n++] = (pm_h5_attr_t){"source_f", PM_H5_ATTR_STRING, 0, 0, p->src_expr[p->n_source - 1]};
   at[n++] = (pm_h5_attr_t){"conductivity_k", PM_H5_ATTR_STRING, 0, 0, p->cond_expr[p->n_cond - 1]};
   at[n++] = (pm_h5_attr_t){"area", PM_H5_ATTR_DOUBLE, p->area, 0, NULL};
@@ -627,7 +628,8 @@ static int write_step(pm_h5_series_t *s, const double *u, double time, tstats_t 
  * every, 2 every, ... and the last; the series is kept only when every step converged.
  * Collective; errors are agreed. */
 static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, const pm_meta_t *meta, pm_halo_t *halo,
-                         const pm_csr_t *a, const pm_csr_t *m, const double *b, double *u, const pm_cg_options_t *copt,
+                         const pm_csr_t *a, const pm_csr_t *m, const double *b, double *u, pm_pc_t *pc,
+                         const pm_cg_options_t *copt,
                          tstats_t *st) {
   int ierr = PM_OK, rank;
   int32_t n = l->n_internal;
@@ -642,7 +644,7 @@ static int run_transient(MPI_Comm comm, const params_t *p, const pm_local_t *l, 
   if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "mass times u");
   PM_TRY(pm_comm_agree(comm, ierr));
   double t_cg = MPI_Wtime();
-  PM_TRY(pm_cg_create(a, halo, copt->precond, &cg)); /* set up once for every step */
+  PM_TRY(pm_cg_create(a, halo, pc, &cg)); /* set up once for every step */
   st->sum.t_setup = MPI_Wtime() - t_cg;
   st->sum.t_total = st->sum.t_setup;
   if (!p->no_output) {
@@ -730,6 +732,7 @@ int main(int argc, char **argv) {
   pm_csr_t *a = NULL, *m = NULL; /* m: the mass matrix of a transient run */
   double *b = NULL, *u = NULL, *w = NULL;
   char *fixed = NULL;
+  pm_pc_t *pc = NULL;
   pm_h5_series_t *result = NULL; /* a steady run's result: the mesh before the solve, u after */
   double t_output = 0;
   if (!p || params_type(&ptype)) {
@@ -846,16 +849,18 @@ int main(int argc, char **argv) {
   }
 
   /* Solve: once, or once per time step. */
-  pm_cg_options_t copt = {(pm_precond_t)p->precond, p->rtol, p->maxit, p->monitor, stdout};
+  pm_cg_options_t copt = {p->rtol, p->maxit, p->monitor, stdout};
   pm_cg_result_t res;
   tstats_t ts;
   memset(&ts, 0, sizeof ts);
   if (transient) {
-    ierr = run_transient(comm, p, local, meta, halo, a, m, b, u, &copt, &ts);
+    ierr = p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(&pc) : pm_pc_create_none(&pc);
+    if (!ierr) ierr = run_transient(comm, p, local, meta, halo, a, m, b, u, pc, &copt, &ts);
     if (agree(comm, rank, ierr)) goto finish;
     res = ts.sum;
   } else {
-    ierr = pm_cg_solve(a, halo, b, u, &copt, &res);
+    ierr = p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(&pc) : pm_pc_create_none(&pc);
+    if (!ierr) ierr = pm_cg_solve(a, halo, pc, b, u, &copt, &res);
     if (agree(comm, rank, ierr)) goto finish;
   }
 
@@ -916,7 +921,7 @@ int main(int argc, char **argv) {
   int converged = transient ? ts.converged : res.converged;
   if (rank == 0) {
     int it = res.iterations > 0 ? res.iterations : 1;
-    const char *scheme = fdm5 ? "fdm5" : "fem", *precond = p->precond == PM_PRECOND_JACOBI ? "jacobi" : "none";
+    const char *scheme = fdm5 ? "fdm5" : "fem", *precond = p->precond == PRECOND_JACOBI ? "jacobi" : "none";
     const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
     printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s\n", size,
            nunknown, nfixed_all, scheme, precond, pm_exchange_name((pm_exchange_t)p->exchange));
@@ -992,6 +997,7 @@ finish:
   free(u);
   free(w);
   free(fixed);
+  pm_pc_destroy(&pc);
   pm_csr_destroy(&a);
   pm_csr_destroy(&m);
   pm_halo_destroy(&halo);
