@@ -3,7 +3,7 @@ add_test(NAME install_consumer
                  ${PMESH_MESHES}/square.msh
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(install_consumer PROPERTIES TIMEOUT 300 LABELS "install")
-set(_consumer_env "CONSUMER_CC=${CMAKE_C_COMPILER}")
+set(_consumer_env "CONSUMER_CC=${CMAKE_C_COMPILER}" "MPIEXEC=${PMESH_MPIEXEC}")
 if(PMESH_SANITIZE)
   list(APPEND _consumer_env "CONSUMER_CFLAGS=-fsanitize=address,undefined")
 endif()

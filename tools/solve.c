@@ -98,7 +98,7 @@ static void usage(FILE *fp) {
           "  --precond none|jacobi  preconditioner (default jacobi)\n"
           "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n"
           "  --maxit N              iteration limit (default 10000)\n"
-          "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor (default %s)\n"
+          "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n"
           "  --monitor K            print the residual every K iterations\n"
           "  --exact EXPR           report max-norm and L2 errors against this solution\n"
           "  --summary FILE.json    write the run's figures as JSON\n"

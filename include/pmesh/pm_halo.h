@@ -3,9 +3,10 @@
  * update:     owner -> external copies (each external node receives its owner's value);
  * accumulate: external copies -> owner, summed into the owner's value (externals unchanged).
  * Both have begin/end halves so that interior work can overlap communication.  Values are
- * interleaved blocks of `bs` items per local node (bs = 1 scalars, 2 vectors, 3 coordinates).
- * Five interchangeable back-ends give bitwise-identical results.  Each halo owns a duplicate of
- * the communicator, so its tags never collide with anyone else's. */
+ * interleaved blocks of `bs` items per local node (bs = 1 scalars, 2 vectors, 3 coordinates);
+ * an item is any committed MPI datatype, so a node may also carry a user's struct (see
+ * pm_halo_update_begin).  Six interchangeable back-ends give bitwise-identical results.  Each
+ * halo owns a duplicate of the communicator, so its tags never collide with anyone else's. */
 #ifndef PMESH_PM_HALO_H
 #define PMESH_PM_HALO_H
 
@@ -25,6 +26,7 @@ typedef enum pm_exchange {
   PM_EXCHANGE_DATATYPE,   /* no pack buffer: an indexed datatype per export list */
   PM_EXCHANGE_PERSISTENT, /* MPI_Send_init/MPI_Recv_init once, MPI_Startall per exchange */
   PM_EXCHANGE_NEIGHBOR,   /* distributed-graph communicator + MPI_Neighbor_alltoallv */
+  PM_EXCHANGE_PACK,       /* MPI_Pack per neighbour into one MPI_PACKED buffer, MPI_Unpack */
   PM_EXCHANGE_COUNT
 } pm_exchange_t;
 
@@ -50,21 +52,29 @@ int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, p
  *  the duplicate).  An exchange still in flight is completed first. */
 void pm_halo_destroy(pm_halo_t **halo);
 
-/** Owner -> externals.  data has bs items of `type` (any predefined MPI datatype) per local
- *  node (at least NP nodes).  Between begin and end the caller may read internal entries and
- *  write internal entries that are not exported, but must not touch externals or write exported
- *  internals (some back-ends send straight from them); begin and end take the same data, type
- *  and bs.  One exchange at a time per halo: a second begin, an end without a begin or with other
- *  arguments is PM_ERR_ARG (nothing is sent; the exchange in progress, if any, stays valid).
+/** Owner -> externals.  data has bs items of `type` per local node (at least NP nodes): node i's
+ *  items start at data + i * bs * extent, as MPI lays out NP * bs items of `type`.  `type` is
+ *  any committed datatype: predefined (MPI_DOUBLE, ...) or derived, e.g. a struct per node made
+ *  with MPI_Type_create_struct and resized to sizeof the struct (MPI_Type_create_resized), or
+ *  MPI_Type_contiguous(k, MPI_DOUBLE).  Each item's data must lie within its extent (PM_ERR_ARG
+ *  otherwise; an uncommitted type is PM_ERR_ARG too).  Only the bytes the type describes are
+ *  written: an external's padding and the fields the type leaves out keep their values.
+ *  Between begin and end the caller may read internal entries and write internal entries that
+ *  are not exported, but must not touch externals or write exported internals (some back-ends
+ *  send straight from them); begin and end take the same data, type and bs.  One exchange at a
+ *  time per halo: a second begin, an end without a begin or with other arguments is PM_ERR_ARG
+ *  (nothing is sent; the exchange in progress, if any, stays valid).
  *  Collective among neighbours (every rank of the communicator must call it). */
 int pm_halo_update_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
 /** Externals -> owners, summed (MPI_INT, MPI_INT64_T, MPI_LONG_LONG, MPI_FLOAT, MPI_DOUBLE;
- *  integers wrap).  Externals are left unchanged.  The contributions are added in end, in
- *  neighbour order (#NEIBPE order, then export-table order), to the values the internals hold
- *  then, so the result does not depend on message arrival nor on the back-end.  Between begin
- *  and end internals may be read and written; externals must not be touched.  Collective. */
+ *  integers wrap).  A derived datatype is PM_ERR_ARG: MPI defines no sum over a user's type,
+ *  so accumulate its fields as predefined types (k doubles per node: MPI_DOUBLE with bs = k).
+ *  Externals are left unchanged.  The contributions are added in end, in neighbour order
+ *  (#NEIBPE order, then export-table order), to the values the internals hold then, so the
+ *  result does not depend on message arrival nor on the back-end.  Between begin and end
+ *  internals may be read and written; externals must not be touched.  Collective. */
 int pm_halo_accumulate_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_accumulate_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 

@@ -8,7 +8,7 @@
 norm() { awk 'NF { print $1, $2, $3, $4 }' "$1" | sort; }
 norm "$PMESH_LECTURE/test.lst" > ref.txt
 [ "$(wc -l < ref.txt)" -eq 32 ] || fail "test.lst should have 32 lines"
-for kind in isend sendrecv datatype persistent neighbor; do
+for kind in isend sendrecv datatype persistent neighbor pack; do
   timeout -k 5 60 "$MPIEXEC" -n 4 "$TEST_HALO" --selftest $kind lec > self.$kind.txt
   norm self.$kind.txt > self.$kind.sorted
   diff ref.txt self.$kind.sorted || fail "$kind: selftest lines differ from test.lst"

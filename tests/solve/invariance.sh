@@ -22,7 +22,7 @@ done
 # Exchange back-ends: bitwise-identical residual histories and solutions.
 mesh="$PMESH_MESHES/mixed.msh"
 "$PARTITION" "$mesh" 4 -o pb --quiet
-for ex in isend sendrecv datatype persistent neighbor; do
+for ex in isend sendrecv datatype persistent neighbor pack; do
   "$MPIEXEC" -n 4 "$SOLVE" --no-output -p pb --exchange $ex --monitor 1 --dump-solution ub.$ex > ob.$ex
   grep '^cg: iteration' ob.$ex > hist.$ex
   cat ub.$ex.* > solb.$ex
