@@ -32,8 +32,8 @@ int pm_amg_options_check(const pm_amg_options_t *o) {
            "AMG strength threshold %g is out of range: expected 0 <= threshold < 1", o->threshold);
   PM_CHECK((int)o->smoother >= 0 && o->smoother < PM_AMG_SMOOTHER_COUNT, PM_ERR_ARG, "AMG smoother %d is unknown",
            (int)o->smoother);
-  PM_CHECK(o->sweeps >= 1 && o->sweeps <= 100, PM_ERR_ARG,
-           "AMG smoothing sweeps %d out of range: expected 1 to 100", o->sweeps);
+  PM_CHECK(o->sweeps >= 1 && o->sweeps <= 100, PM_ERR_ARG, "AMG smoothing sweeps %d out of range: expected 1 to 100",
+           o->sweeps);
   PM_CHECK(o->max_levels >= 1 && o->max_levels <= PM_AMG_MAX_LEVELS, PM_ERR_ARG,
            "AMG level count %d out of range: expected 1 to %d", o->max_levels, (int)PM_AMG_MAX_LEVELS);
   PM_CHECK(o->coarse_size >= 1 && o->coarse_size <= PM_AMG_DENSE_MAX, PM_ERR_ARG,
@@ -247,13 +247,14 @@ static int amg_view(void *ctx, FILE *out, int json) {
   const pm_amg_info_t *in = &h->info;
   const pm_amg_options_t *o = &h->opt;
   if (json) {
-    fprintf(out,
-            "\"levels\": %d, \"operator_complexity\": %.6f, \"grid_complexity\": %.6f, \"setup_seconds\": %.6f, "
-            "\"cycle_seconds\": %.9f, \"cycles\": %ld,\n    \"smoother\": \"%s\", \"sweeps\": %d, \"threshold\": %.17g, "
-            "\"max_levels\": %d, \"coarse_size\": %lld, \"coarse_solve\": \"%s\",\n    \"rows\": [",
-            in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, in->cycle_seconds, in->cycles,
-            pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels, (long long)o->coarse_size,
-            in->coarse_direct ? "cholesky" : "smoother");
+    fprintf(
+        out,
+        "\"levels\": %d, \"operator_complexity\": %.6f, \"grid_complexity\": %.6f, \"setup_seconds\": %.6f, "
+        "\"cycle_seconds\": %.9f, \"cycles\": %ld,\n    \"smoother\": \"%s\", \"sweeps\": %d, \"threshold\": %.17g, "
+        "\"max_levels\": %d, \"coarse_size\": %lld, \"coarse_solve\": \"%s\",\n    \"rows\": [",
+        in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, in->cycle_seconds, in->cycles,
+        pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels, (long long)o->coarse_size,
+        in->coarse_direct ? "cholesky" : "smoother");
     for (int l = 0; l < in->levels; l++) fprintf(out, "%s%lld", l ? ", " : "", (long long)in->rows[l]);
     fprintf(out, "], \"nonzeros\": [");
     for (int l = 0; l < in->levels; l++) fprintf(out, "%s%lld", l ? ", " : "", (long long)in->nonzeros[l]);

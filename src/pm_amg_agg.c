@@ -111,7 +111,7 @@ int pm_amg_prolongator(const pm_csr_t *a, const int64_t *cagg, double omega, pm_
       p->gcol[w] = cagg[i];
       p->val[w++] = 1.0 - omega;
     }
-    for (int32_t q = a->index[i]; q < a->index[i + 1]; q++) {
+    for (int32_t q = a->index[i]; q < a->index[i + 1] && s != 0.0; q++) {
       int64_t c = cagg[a->item[q]];
       if (c < 0 || a->amat[q] == 0.0) continue;
       int32_t at = b;

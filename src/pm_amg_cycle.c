@@ -182,8 +182,7 @@ static int direct_solve(pm_amg_hier_t *h, pm_amg_level_t *lv, const double *b, d
   int rank;
   MPI_Comm_rank(h->comm, &rank);
   MPI_Request rq;
-  PM_CALL_MPI(
-      pm_comm_wait(MPI_Iallgatherv(b, n, MPI_DOUBLE, d->y, d->count, d->off, MPI_DOUBLE, h->comm, &rq), &rq));
+  PM_CALL_MPI(pm_comm_wait(MPI_Iallgatherv(b, n, MPI_DOUBLE, d->y, d->count, d->off, MPI_DOUBLE, h->comm, &rq), &rq));
   const double *L = d->l;
   double *y = d->y;
   for (int32_t i = 0; i < N; i++) {

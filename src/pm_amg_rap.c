@@ -351,8 +351,9 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
     for (size_t at = 0; at < nrec; at += 1 + (size_t)r[at].v) {
       int64_t g = r[at].g;
       if (g < c0 || g >= c0 + nc) {
-        if (pass) ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "rank %d received coarse row %lld", rank,
-                                      (long long)g);
+        if (pass)
+          ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "rank %d received coarse row %lld", rank,
+                              (long long)g);
         continue;
       }
       sptr[g - c0 + 2]++;
@@ -437,7 +438,8 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
     if (rg[k] < c0 || rg[k] >= c0 + nc) ext[next++] = rg[k];
   for (size_t k = 0; !ierr && k < npp; k++)
     if (p->gcol[k] < c0 || p->gcol[k] >= c0 + nc) ext[next++] = p->gcol[k];
-  if (!ierr && next > INT32_MAX) ierr = pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "too many coarse externals");
+  if (!ierr && next > INT32_MAX)
+    ierr = pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "too many coarse externals");
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
   PM_TRY(pm_dmat_create(fdm->comm, nc, crange, ext, (int32_t)next, 1, cdm));
   tmp->n = nc;

@@ -19,14 +19,14 @@
 typedef struct pm_dmat {
   MPI_Comm comm; /* not owned: the hierarchy's duplicate */
   int rank, size;
-  int64_t *range;    /* [size+1] first global row of each rank */
-  int64_t nglobal;   /* range[size] */
-  int32_t n, ncol;   /* owned rows; owned + externals */
-  int64_t *gid;      /* [ncol] global id of each local column */
-  int *owner;        /* [ncol - n] owner of each external */
-  int sorted;        /* externals ascending by global id (pm_dmat_find works) */
-  pm_local_t *tab;   /* tables only (has_mesh = 0) */
-  pm_halo_t *halo;   /* over tab; NULL when the caller brings its own */
+  int64_t *range;  /* [size+1] first global row of each rank */
+  int64_t nglobal; /* range[size] */
+  int32_t n, ncol; /* owned rows; owned + externals */
+  int64_t *gid;    /* [ncol] global id of each local column */
+  int *owner;      /* [ncol - n] owner of each external */
+  int sorted;      /* externals ascending by global id (pm_dmat_find works) */
+  pm_local_t *tab; /* tables only (has_mesh = 0) */
+  pm_halo_t *halo; /* over tab; NULL when the caller brings its own */
 } pm_dmat_t;
 
 /** A layout: n owned rows (this rank's share of `range`, or from an exclusive scan when range is
