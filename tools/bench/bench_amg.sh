@@ -23,13 +23,15 @@ if [ -d /usr/lib/petsc ]; then
   mpicc.openmpi -O3 -o petsc_cg "$here/petsc_cg.c" -I/usr/lib/petsc/include -L/usr/lib/petsc/lib -lpetsc
   have_petsc=1
 fi
-[ -f "$big" ] || gmsh -2 "$here/../../meshes/big_square.geo" -format msh41 -bin -o "$big" > gmsh.log
 cases=""
 for nx in $grids; do cases="$cases grid$nx"; done
 cases="$cases tri"
 printf '%-9s %2s | %-38s | %-22s | %-30s | %s\n' case np "pmesh AMG: it, setup+solve=total s, MB" "pmesh Jacobi: it, s, MB" "PETSc GAMG: it, setup+solve=total s, MB" "ratios"
 for c in $cases; do
-  if [ $c = tri ]; then msh=$big; halo=element; scheme=fem; else
+  if [ $c = tri ]; then
+    [ -f "$big" ] || gmsh -2 "$here/../../meshes/big_square.geo" -format msh41 -bin -o "$big" > gmsh.log
+    msh=$big; halo=element; scheme=fem
+  else
     nx=${c#grid}; msh=grid$nx.msh; halo=edge; scheme=fdm5
     [ -f $msh ] || "$build/meshgen" grid $nx $nx 1 1 -o $msh > /dev/null
   fi
