@@ -74,7 +74,7 @@ static void level_free(pm_amg_level_t *lv) {
 static void amg_destroy(void *ctx) {
   pm_amg_hier_t *h = ctx;
   if (!h) return;
-  for (int l = 0; l < h->nlev; l++) level_free(&h->lev[l]);
+  for (int l = 0; l < PM_AMG_MAX_LEVELS; l++) level_free(&h->lev[l]); /* a failed set-up leaves a partial level */
   pm_amg_direct_free(&h->dir);
   if (h->comm != MPI_COMM_NULL) MPI_Comm_free(&h->comm);
   free(h);
