@@ -80,6 +80,10 @@ long pm_pc_apply_count(const pm_pc_t *pc) {
   return pc->n_apply;
 }
 
+void *pm_pc_context(const pm_pc_t *pc) {
+  return pc->ctx;
+}
+
 int pm_pc_view(const pm_pc_t *pc, FILE *out, int json) {
   if (!pc->ops->view) return 0;
   pc->ops->view(pc->ctx, out, json);

@@ -26,6 +26,7 @@
 
 #include "pm_scan.h"
 #include "pm_tool.h"
+#include "pmesh/pm_amg.h"
 #include "pmesh/pm_cg.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_csr.h"
@@ -38,7 +39,8 @@
 
 static const char *tool = "solve";
 
-enum { PRECOND_NONE, PRECOND_JACOBI };
+enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG };
+static const char *const precond_names[] = {"none", "jacobi", "amg"};
 enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 
 /* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
@@ -48,7 +50,8 @@ typedef struct params {
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
   int n_source, n_cond, n_dir, n_neu;
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
-  double rtol, area, dt;
+  int amg_smoother, amg_sweeps, amg_levels, amg_coarse;
+  double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
   char initial[PATH_LEN], initial_field[NAME_LEN], initial_value[EXPR_LEN];
@@ -95,7 +98,12 @@ static void usage(FILE *fp) {
           "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n"
           "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
           "                         (structured grids partitioned with --halo edge)\n"
-          "  --precond none|jacobi  preconditioner (default jacobi)\n"
+          "  --precond none|jacobi|amg  preconditioner (default jacobi; amg: smoothed aggregation)\n"
+          "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0)\n"
+          "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n"
+          "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n"
+          "  --amg-levels L         at most L levels (default 10)\n"
+          "  --amg-coarse N         a level of at most N rows is the coarsest, factored (default 500)\n"
           "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n"
           "  --maxit N              iteration limit (default 10000)\n"
           "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n"
@@ -192,6 +200,24 @@ static void list_groups(const pm_meta_t *m, char *buf, size_t size) {
     len += (size_t)snprintf(buf + len, size - len, "%s%s (dim %d)", g ? ", " : "", m->group_name[g], m->group_dim[g]);
 }
 
+static void amg_options(const params_t *p, pm_amg_options_t *o) {
+  pm_amg_options_default(o);
+  o->threshold = p->amg_threshold;
+  o->smoother = (pm_amg_smoother_t)p->amg_smoother;
+  o->sweeps = p->amg_sweeps;
+  o->max_levels = p->amg_levels;
+  o->coarse_size = p->amg_coarse;
+}
+
+static int create_pc(const params_t *p, pm_pc_t **pc) {
+  if (p->precond == PRECOND_AMG) {
+    pm_amg_options_t o;
+    amg_options(p, &o);
+    return pm_pc_create_amg(&o, pc);
+  }
+  return p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(pc) : pm_pc_create_none(pc);
+}
+
 /* Rank 0: options, control file and metadata into p.  Returns 0, or -1 after printing why. */
 static int parse(int argc, char **argv, int nranks, params_t *p) {
   const char *control = NULL;
@@ -203,6 +229,15 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
   strcpy(p->initial_field, "u");
   p->scheme = PM_SCHEME_FEM;
   p->precond = PRECOND_JACOBI;
+  {
+    pm_amg_options_t ao;
+    pm_amg_options_default(&ao);
+    p->amg_threshold = ao.threshold;
+    p->amg_smoother = (int)ao.smoother;
+    p->amg_sweeps = ao.sweeps;
+    p->amg_levels = ao.max_levels;
+    p->amg_coarse = (int)ao.coarse_size;
+  }
   p->exchange = pm_exchange_default();
   p->maxit = 10000;
   p->rtol = 1e-8;
@@ -238,6 +273,11 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
                                    "--neumann",
                                    "--scheme",
                                    "--precond",
+                                   "--amg-threshold",
+                                   "--amg-smoother",
+                                   "--amg-sweeps",
+                                   "--amg-levels",
+                                   "--amg-coarse",
                                    "--rtol",
                                    "--maxit",
                                    "--exchange",
@@ -322,10 +362,25 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
         p->precond = PRECOND_NONE;
       } else if (!strcmp(v, "jacobi")) {
         p->precond = PRECOND_JACOBI;
+      } else if (!strcmp(v, "amg")) {
+        p->precond = PRECOND_AMG;
       } else {
-        pm_tool_error(tool, "--precond %s: expected none or jacobi", v);
+        pm_tool_error(tool, "--precond %s: expected none, jacobi or amg", v);
         return -1;
       }
+    } else if (!strcmp(a, "--amg-threshold")) {
+      if (pm_tool_double(tool, a, v, -1e300, 1e300, &p->amg_threshold)) return -1;
+    } else if (!strcmp(a, "--amg-smoother")) {
+      pm_amg_smoother_t sm;
+      if (pm_amg_smoother_parse(v, &sm)) {
+        pm_tool_error(tool, "--amg-smoother: %s", pm_error_message());
+        return -1;
+      }
+      p->amg_smoother = (int)sm;
+    } else if (!strcmp(a, "--amg-sweeps") || !strcmp(a, "--amg-levels") || !strcmp(a, "--amg-coarse")) {
+      if (pm_tool_int(tool, a, v, INT32_MIN, INT32_MAX, &iv)) return -1;
+      *(!strcmp(a, "--amg-sweeps") ? &p->amg_sweeps : !strcmp(a, "--amg-levels") ? &p->amg_levels : &p->amg_coarse) =
+          (int)iv;
     } else if (!strcmp(a, "--rtol")) {
       if (pm_tool_double(tool, a, v, 0, 1, &p->rtol)) return -1;
       set_rtol = 1;
@@ -527,6 +582,15 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
       }
     }
   }
+  if (p->precond == PRECOND_AMG) {
+    pm_amg_options_t ao;
+    amg_options(p, &ao);
+    if (pm_amg_options_check(&ao)) {
+      pm_tool_error(tool, "--precond amg: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse)",
+                    pm_error_message());
+      goto done;
+    }
+  }
   rc = 0;
 done:
   pm_meta_destroy(&meta);
@@ -590,7 +654,7 @@ static int base_attrs(const params_t *p, pm_h5_attr_t *at) {
   int tr = p->steps > 0;
   at[n++] = (pm_h5_attr_t){"problem", PM_H5_ATTR_STRING, 0, 0, tr ? "du/dt - div(k grad u) = f" : "-div(k grad u) = f"};
   at[n++] = (pm_h5_attr_t){"scheme", PM_H5_ATTR_STRING, 0, 0, p->scheme == PM_SCHEME_FDM5 ? "fdm5" : "fem"};
-  at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, p->precond == PRECOND_JACOBI ? "jacobi" : "none"};
+  at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, precond_names[p->precond]};
   at[n++] = (pm_h5_attr_t){"source_f", PM_H5_ATTR_STRING, 0, 0, p->src_expr[p->n_source - 1]};
   at[n++] = (pm_h5_attr_t){"conductivity_k", PM_H5_ATTR_STRING, 0, 0, p->cond_expr[p->n_cond - 1]};
   at[n++] = (pm_h5_attr_t){"area", PM_H5_ATTR_DOUBLE, p->area, 0, NULL};
@@ -854,12 +918,12 @@ int main(int argc, char **argv) {
   tstats_t ts;
   memset(&ts, 0, sizeof ts);
   if (transient) {
-    ierr = p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(&pc) : pm_pc_create_none(&pc);
+    ierr = create_pc(p, &pc);
     if (!ierr) ierr = run_transient(comm, p, local, meta, halo, a, m, b, u, pc, &copt, &ts);
     if (agree(comm, rank, ierr)) goto finish;
     res = ts.sum;
   } else {
-    ierr = p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(&pc) : pm_pc_create_none(&pc);
+    ierr = create_pc(p, &pc);
     if (!ierr) ierr = pm_cg_solve(a, halo, pc, b, u, &copt, &res);
     if (agree(comm, rank, ierr)) goto finish;
   }
@@ -921,7 +985,7 @@ int main(int argc, char **argv) {
   int converged = transient ? ts.converged : res.converged;
   if (rank == 0) {
     int it = res.iterations > 0 ? res.iterations : 1;
-    const char *scheme = fdm5 ? "fdm5" : "fem", *precond = p->precond == PRECOND_JACOBI ? "jacobi" : "none";
+    const char *scheme = fdm5 ? "fdm5" : "fem", *precond = precond_names[p->precond];
     const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
     printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s\n", size,
            nunknown, nfixed_all, scheme, precond, pm_exchange_name((pm_exchange_t)p->exchange));
@@ -943,6 +1007,7 @@ int main(int argc, char **argv) {
         "(solver set-up %.3f s apart)\n",
         1e3 * (res.t_total - res.t_setup) / it, 1e3 * res.t_spmv / it, 1e3 * res.t_exchange / it,
         1e3 * res.t_reduce / it, 1e3 * res.t_update / it, res.t_setup);
+    if (p->precond == PRECOND_AMG) pm_pc_view(pc, stdout, 0);
     printf("u: min %.10g max %.10g%s\n", mm[0], -mm[1], transient ? " (last step)" : "");
     if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, err[0], err[1]);
     printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_assembly, res.t_total,
@@ -971,6 +1036,11 @@ int main(int argc, char **argv) {
                   p->dt, p->steps, ts.steps_done, ts.steps_done * p->dt, p->every, mass, ts.it_total, ts.it_min,
                   ts.steps_done ? (double)ts.it_total / ts.steps_done : 0.0, ts.it_max, ts.written);
         if (p->exact[0]) fprintf(o.fp, "  \"error_max\": %.17g,\n  \"error_l2\": %.17g,\n", err[0], err[1]);
+        if (p->precond == PRECOND_AMG) {
+          fprintf(o.fp, "  \"amg\": {");
+          pm_pc_view(pc, o.fp, 1);
+          fprintf(o.fp, "},\n");
+        }
         fprintf(o.fp,
                 "  \"seconds\": {\"load\": %.6f, \"assembly\": %.6f, \"solve\": %.6f, \"solver_setup\": %.6f, "
                 "\"per_iteration\": %.9f,\n"

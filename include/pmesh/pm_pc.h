@@ -84,6 +84,10 @@ double pm_pc_setup_seconds(const pm_pc_t *pc);
 double pm_pc_apply_seconds(const pm_pc_t *pc);
 long pm_pc_apply_count(const pm_pc_t *pc);
 
+/** The implementation's state (ctx given to pm_pc_create): for an implementation's own queries
+ *  (pm_amg_get_info), which must check pm_pc_name first.  Not collective. */
+void *pm_pc_context(const pm_pc_t *pc);
+
 /** The implementation's view (pm_pc_ops_t.view), or nothing when it has none; returns 1 when it
  *  wrote something.  Call it on rank 0 only.  Not collective. */
 int pm_pc_view(const pm_pc_t *pc, FILE *out, int json);

@@ -1,0 +1,86 @@
+/* pm_amg.h - smoothed-aggregation algebraic multigrid (Vanek, Mandel, Brezina) as a pm_pc_t.
+ *
+ * Set-up (pm_pc_setup, once per operator; a transient run reuses it for every step), on every
+ * rank at once and without gathering the fine matrix:
+ *  - strength of connection: j is a strong neighbour of i when |a_ij| >= threshold sqrt(a_ii a_jj);
+ *  - aggregates inside each rank (decoupled aggregation: every aggregate is owned by the rank of
+ *    its rows), Vanek's three greedy phases; rows with no strong neighbour (eliminated Dirichlet
+ *    rows) stay out and are left to the smoother;
+ *  - the tentative prolongator (the constant on each aggregate) smoothed by one damped Jacobi
+ *    step, omega = 4 / (3 lambda_max(D^-1 A)), lambda_max from a few Lanczos (CG) steps;
+ *  - the Galerkin operator P^T A P from distributed rows; every coarse level gets its own rows,
+ *    #NEIBPE/#IMPORT/#EXPORT tables and pm_halo;
+ *  - coarsening stops at `coarse_size` global rows (or `max_levels`, or when it stagnates); that
+ *    level is gathered onto every rank and factored once by a dense Cholesky (up to
+ *    PM_AMG_DENSE_MAX rows; a larger coarsest level is smoothed instead).
+ * Apply: one V-cycle, symmetric positive definite (the same polynomial smoother before and
+ * after the coarse correction), with no reduction inside (only the coarsest level's gather).
+ * The operator must be symmetric positive definite: a singular one fails in the coarsest
+ * factorisation (PM_ERR_SOLVER), agreed on every rank. */
+#ifndef PMESH_PM_AMG_H
+#define PMESH_PM_AMG_H
+
+#include <stdint.h>
+
+#include "pmesh/pm_pc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { PM_AMG_MAX_LEVELS = 25, PM_AMG_DENSE_MAX = 4000 };
+
+typedef enum pm_amg_smoother {
+  PM_AMG_CHEBYSHEV, /* Chebyshev polynomial of D^-1 A on [lmax/10, 1.1 lmax] (default) */
+  PM_AMG_JACOBI,    /* damped Jacobi, omega = 4 / (3 lmax) */
+  PM_AMG_L1_JACOBI, /* l1-Jacobi: D_l1 = diag(sum_j |a_ij|), convergent without an estimate */
+  PM_AMG_SMOOTHER_COUNT
+} pm_amg_smoother_t;
+
+typedef struct pm_amg_options {
+  double threshold;           /* strength of connection, 0 <= threshold < 1 (default 0) */
+  pm_amg_smoother_t smoother; /* default PM_AMG_CHEBYSHEV */
+  int sweeps;                 /* smoothing before and after the coarse correction: the Chebyshev
+                               * degree or the number of Jacobi sweeps, 1..100 (default 2) */
+  int max_levels;             /* 1..PM_AMG_MAX_LEVELS (default 10); 1 solves the fine level directly */
+  int64_t coarse_size;        /* a level of at most this many rows is the coarsest, 1..PM_AMG_DENSE_MAX
+                               * (default 500) */
+} pm_amg_options_t;
+
+/** The defaults above.  Not collective. */
+void pm_amg_options_default(pm_amg_options_t *opt);
+
+/** PM_ERR_ARG with a message naming the option and its range when an option is out of range.
+ *  Not collective. */
+int pm_amg_options_check(const pm_amg_options_t *opt);
+
+/** "chebyshev", "jacobi", "l1-jacobi"; and the smoother of a name (PM_ERR_ARG listing the names).
+ *  Not collective. */
+const char *pm_amg_smoother_name(pm_amg_smoother_t s);
+int pm_amg_smoother_parse(const char *name, pm_amg_smoother_t *s);
+
+/** An AMG preconditioner with the given options (NULL: the defaults), checked here.  The
+ *  hierarchy is built by pm_pc_setup.  Not collective. */
+int pm_pc_create_amg(const pm_amg_options_t *opt, pm_pc_t **pc);
+
+/** The hierarchy an AMG preconditioner built (identical on every rank). */
+typedef struct pm_amg_info {
+  int levels;
+  int64_t rows[PM_AMG_MAX_LEVELS];     /* global rows per level */
+  int64_t nonzeros[PM_AMG_MAX_LEVELS]; /* global nonzeros per level (diagonal included) */
+  int ranks[PM_AMG_MAX_LEVELS];        /* ranks that own rows of the level */
+  double operator_complexity;          /* sum of nonzeros over the fine level's */
+  double grid_complexity;              /* sum of rows over the fine level's */
+  int coarse_direct;                   /* 1: the coarsest level is factored (dense Cholesky) */
+  double setup_seconds, cycle_seconds; /* set-up; time per V-cycle (0 before the first) */
+  long cycles;                         /* V-cycles applied */
+} pm_amg_info_t;
+
+/** The hierarchy of an AMG preconditioner after its set-up; PM_ERR_ARG for another kind of
+ *  preconditioner or before the set-up.  Not collective. */
+int pm_amg_get_info(const pm_pc_t *pc, pm_amg_info_t *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

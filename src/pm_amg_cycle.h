@@ -1,0 +1,57 @@
+/* pm_amg_cycle.h - the levels of an AMG hierarchy and the V-cycle over them (private): the
+ * smoothers, the transfers between levels and the coarsest level's direct solve. */
+#ifndef PMESH_PM_AMG_CYCLE_H
+#define PMESH_PM_AMG_CYCLE_H
+
+#include <mpi.h>
+
+#include "pm_amg_agg.h"
+#include "pm_dmat.h"
+#include "pmesh/pm_amg.h"
+#include "pmesh/pm_csr.h"
+#include "pmesh/pm_halo.h"
+
+typedef struct pm_amg_level {
+  const pm_csr_t *a; /* the operator: the caller's on level 0, own (`own`) below */
+  pm_csr_t *own;
+  pm_halo_t *halo;   /* the caller's on level 0, dm->halo below */
+  pm_dmat_t *dm;     /* layout and tables (level 0: tables only) */
+  pm_amg_p_t *p;     /* prolongator from the next level (NULL on the coarsest) */
+  double *dinv;      /* [n] the smoother's inverse diagonal */
+  double lmax;       /* estimate of the largest eigenvalue of D^-1 A */
+  double omega;      /* Jacobi's damping */
+  double *x, *b;     /* [ncol] the level's correction and right-hand side (unused on level 0) */
+  double *r, *q, *w; /* [ncol] work: residual, product, direction */
+} pm_amg_level_t;
+
+/* The coarsest level's dense Cholesky factor, on every rank. */
+typedef struct pm_amg_direct {
+  int32_t n;        /* global rows */
+  double *l;        /* [n*n] lower triangle, row-major */
+  double *y;        /* [n] gathered right-hand side and solution */
+  int *count, *off; /* [size] each rank's rows and their first */
+} pm_amg_direct_t;
+
+typedef struct pm_amg_hier {
+  pm_amg_options_t opt;
+  MPI_Comm comm; /* duplicate of the halo's communicator: the set-up's exchanges, the gather */
+  int nlev;
+  pm_amg_level_t lev[PM_AMG_MAX_LEVELS];
+  int direct; /* the coarsest level is factored */
+  pm_amg_direct_t dir;
+  pm_amg_info_t info;
+  double t_cycle;
+} pm_amg_hier_t;
+
+/** The smoother's state of a level (dinv, omega) from its operator and lmax.  Not collective. */
+int pm_amg_smoother_setup(pm_amg_hier_t *h, pm_amg_level_t *lv);
+
+/** Gather the coarsest level's matrix onto every rank and factor it; PM_ERR_SOLVER (agreed)
+ *  when it is not positive definite.  Collective. */
+int pm_amg_direct_setup(pm_amg_hier_t *h, pm_amg_level_t *lv);
+void pm_amg_direct_free(pm_amg_direct_t *d);
+
+/** One V-cycle: z = M^-1 r on level 0 (r: N entries, z: NP).  Collective. */
+int pm_amg_vcycle(pm_amg_hier_t *h, const double *r, double *z);
+
+#endif

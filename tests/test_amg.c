@@ -1,0 +1,371 @@
+/* test_amg.c - the AMG preconditioner and its pieces, run under mpiexec.
+ *
+ *   test_amg MESH [--halo edge]
+ *
+ * Every rank partitions MESH (METIS, one part per rank) and assembles -lap u = f with Dirichlet
+ * values on `boundary` (FEM, or the 5-point scheme with --halo edge), as test_cg does.  Checks:
+ *  - aggregates: every row with a nonzero off-diagonal lies in exactly one aggregate of its
+ *    rank, every aggregate is used, rows without one (eliminated Dirichlet rows) stay out;
+ *  - P: with omega = 0 every aggregated row has the single entry 1 (P_tent); smoothed, the row
+ *    sums are 1 - omega (A 1)_i / a_ii wherever row i and its neighbours are aggregated;
+ *  - P^T A P from distributed rows equals a dense product of the gathered A and P (rank 0);
+ *  - the coarsest solve is exact: one level (the fine matrix factored) makes CG converge at once;
+ *  - the AMG-CG solution equals the Jacobi-CG one to the solver tolerance, in at most 30
+ *    iterations, with operator complexity below 2 and at least two levels;
+ *  - bad options are refused with PM_ERR_ARG. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_amg_agg.h"
+#include "pm_amg_rap.h"
+#include "pm_dmat.h"
+#include "pmesh/pm_amg.h"
+#include "pmesh/pm_cg.h"
+#include "pmesh/pm_comm.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_fem.h"
+#include "pmesh/pm_halo.h"
+#include "pmesh/pm_mesh.h"
+#include "pmesh/pm_part.h"
+#include "pmesh/pm_pc.h"
+
+static int g_rank, g_fail;
+
+#define EXPECT(cond, ...)                                                             \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      fprintf(stderr, "test_amg: rank %d: FAIL (test_amg.c:%d): ", g_rank, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                                                   \
+      fputc('\n', stderr);                                                            \
+      g_fail++;                                                                       \
+    }                                                                                 \
+  } while (0)
+
+#define OK(expr)                                                                                     \
+  do {                                                                                               \
+    if ((expr) != PM_OK) {                                                                           \
+      fprintf(stderr, "test_amg: rank %d: %s failed (test_amg.c:%d): %s\n", g_rank, #expr, __LINE__, \
+              pm_error_message());                                                                   \
+      MPI_Abort(MPI_COMM_WORLD, 2);                                                                  \
+    }                                                                                                \
+  } while (0)
+
+typedef struct trip {
+  int64_t i, j;
+  double v;
+} trip_t;
+
+/* Gather triplets onto rank 0 (returns the count there). */
+static trip_t *gather(MPI_Comm comm, const trip_t *t, int n, int *total) {
+  int size, bytes = n * (int)sizeof(trip_t);
+  MPI_Comm_size(comm, &size);
+  int *cnt = calloc((size_t)size, sizeof *cnt), *off = calloc((size_t)size, sizeof *off);
+  MPI_Gather(&bytes, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm);
+  int s = 0;
+  for (int q = 0; q < size; q++) {
+    off[q] = s;
+    s += cnt[q];
+  }
+  trip_t *all = malloc((size_t)s + sizeof(trip_t));
+  MPI_Gatherv(t, bytes, MPI_BYTE, all, cnt, off, MPI_BYTE, 0, comm);
+  *total = s / (int)sizeof(trip_t);
+  free(cnt);
+  free(off);
+  return all;
+}
+
+/* The pieces on the fine level: aggregates, P, and P^T A P against a dense product. */
+static void test_pieces(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo) {
+  int size;
+  MPI_Comm_size(comm, &size);
+  int32_t n = a->n, np = a->ncol, nagg = 0;
+  double *d = malloc(((size_t)np + 1) * sizeof *d);
+  int32_t *agg = malloc(((size_t)n + 1) * sizeof *agg);
+  int64_t *cagg = malloc(((size_t)np + 1) * sizeof *cagg), *gid = malloc(((size_t)np + 1) * sizeof *gid);
+  for (int32_t i = 0; i < n; i++) d[i] = a->d[i];
+  OK(pm_halo_update(halo, d, MPI_DOUBLE, 1));
+  OK(pm_amg_aggregate(a, d, 0.0, agg, &nagg));
+  int *used = calloc((size_t)nagg + 1, sizeof *used);
+  for (int32_t i = 0; i < n; i++) {
+    int off = 0;
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) off |= a->amat[k] != 0.0;
+    EXPECT(agg[i] >= -1 && agg[i] < nagg, "row %d: aggregate %d of %d", i, agg[i], nagg);
+    EXPECT(off ? agg[i] >= 0 : agg[i] == -1, "row %d (off-diagonals %d) in aggregate %d", i, off, agg[i]);
+    if (agg[i] >= 0) used[agg[i]]++;
+  }
+  for (int32_t c = 0; c < nagg; c++) EXPECT(used[c] > 0, "aggregate %d is empty", c);
+  /* Numbering as the hierarchy does: a prefix sum over ranks. */
+  int64_t *crange = calloc((size_t)size + 1, sizeof *crange), *range = calloc((size_t)size + 1, sizeof *range);
+  int64_t mine = nagg, mrow = n;
+  MPI_Allgather(&mine, 1, MPI_INT64_T, crange + 1, 1, MPI_INT64_T, comm);
+  MPI_Allgather(&mrow, 1, MPI_INT64_T, range + 1, 1, MPI_INT64_T, comm);
+  for (int q = 0; q < size; q++) {
+    crange[q + 1] += crange[q];
+    range[q + 1] += range[q];
+  }
+  for (int32_t i = 0; i < n; i++) {
+    cagg[i] = agg[i] >= 0 ? crange[g_rank] + agg[i] : -1;
+    gid[i] = range[g_rank] + i;
+  }
+  OK(pm_halo_update(halo, cagg, MPI_INT64_T, 1));
+  OK(pm_halo_update(halo, gid, MPI_INT64_T, 1));
+  pm_amg_p_t *pt = NULL, *p = NULL;
+  OK(pm_amg_prolongator(a, cagg, 0.0, &pt));
+  for (int32_t i = 0; i < n; i++) {
+    int32_t len = pt->ptr[i + 1] - pt->ptr[i];
+    if (agg[i] < 0) {
+      EXPECT(len == 0, "P_tent row %d of a left-out row has %d entries", i, len);
+      continue;
+    }
+    EXPECT(len == 1 && pt->gcol[pt->ptr[i]] == cagg[i] && pt->val[pt->ptr[i]] == 1.0,
+           "P_tent row %d: %d entries, not the single 1 in column %lld", i, len, (long long)cagg[i]);
+  }
+  const double omega = 0.6;
+  OK(pm_amg_prolongator(a, cagg, omega, &p));
+  int checked = 0;
+  for (int32_t i = 0; i < n; i++) {
+    int all = cagg[i] >= 0;
+    double rs = a->d[i];
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) {
+      if (a->amat[k] == 0.0) continue;
+      all &= cagg[a->item[k]] >= 0;
+      rs += a->amat[k];
+    }
+    if (!all) continue;
+    double s = 0;
+    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) s += p->val[k];
+    double want = 1.0 - omega * rs / a->d[i];
+    EXPECT(fabs(s - want) <= 1e-12 * (1 + fabs(want)), "P row %d sums to %.17g, not %.17g", i, s, want);
+    checked++;
+  }
+  int tot_checked = checked;
+  MPI_Allreduce(MPI_IN_PLACE, &tot_checked, 1, MPI_INT, MPI_SUM, comm);
+  EXPECT(tot_checked > 0, "no row of P was checked");
+
+  /* P^T A P distributed against the dense product of the gathered A and P. */
+  MPI_Comm dup;
+  MPI_Comm_dup(comm, &dup);
+  pm_dmat_t *fdm = NULL, *cdm = NULL;
+  pm_csr_t *ac = NULL;
+  OK(pm_dmat_create(dup, n, range, gid + n, np - n, 0, &fdm));
+  OK(pm_amg_rap(a, fdm, p, crange, &cdm, &ac));
+  EXPECT(cdm->nglobal == crange[size] && ac->n == crange[g_rank + 1] - crange[g_rank], "coarse sizes");
+  int nt = 0, cap = a->index[n] + n + p->ptr[n] + ac->index[ac->n] + ac->n + 1;
+  trip_t *ta = malloc((size_t)cap * sizeof *ta);
+  int na = 0, npp = 0, nac = 0;
+  for (int32_t i = 0; i < n; i++) {
+    ta[nt++] = (trip_t){gid[i], gid[i], a->d[i]};
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) ta[nt++] = (trip_t){gid[i], gid[a->item[k]], a->amat[k]};
+  }
+  na = nt;
+  for (int32_t i = 0; i < n; i++)
+    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
+      EXPECT(cdm->gid[p->col[k]] == p->gcol[k], "P local column %d is not coarse id %lld", p->col[k],
+             (long long)p->gcol[k]);
+      ta[nt++] = (trip_t){gid[i], p->gcol[k], p->val[k]};
+    }
+  npp = nt - na;
+  for (int32_t i = 0; i < ac->n; i++) {
+    ta[nt++] = (trip_t){cdm->gid[i], cdm->gid[i], ac->d[i]};
+    for (int32_t k = ac->index[i]; k < ac->index[i + 1]; k++)
+      ta[nt++] = (trip_t){cdm->gid[i], cdm->gid[ac->item[k]], ac->amat[k]};
+  }
+  nac = nt - na - npp;
+  int ga, gp, gc;
+  trip_t *A = gather(comm, ta, na, &ga), *Pm = gather(comm, ta + na, npp, &gp),
+         *C = gather(comm, ta + na + npp, nac, &gc);
+  if (g_rank == 0) {
+    int64_t N = range[size], M = crange[size];
+    /* P's rows by fine id (a counting sort of the triplets), then C = sum over A's entries
+     * a_ij P(i,:)^T P(j,:) into a dense M x M array. */
+    int *pp = calloc((size_t)N + 1, sizeof *pp), *pi = malloc(((size_t)gp + 1) * sizeof *pi);
+    for (int t = 0; t < gp; t++) pp[Pm[t].i + 1]++;
+    for (int64_t i = 0; i < N; i++) pp[i + 1] += pp[i];
+    int *fill = calloc((size_t)N + 1, sizeof *fill);
+    for (int t = 0; t < gp; t++) pi[pp[Pm[t].i] + fill[Pm[t].i]++] = t;
+    double *dC = calloc((size_t)(M * M), sizeof *dC), *ref = calloc((size_t)(M * M), sizeof *ref);
+    for (int t = 0; t < gc; t++) dC[C[t].i * M + C[t].j] += C[t].v;
+    for (int t = 0; t < ga; t++) {
+      if (A[t].v == 0.0) continue;
+      for (int k1 = pp[A[t].i]; k1 < pp[A[t].i + 1]; k1++)
+        for (int k2 = pp[A[t].j]; k2 < pp[A[t].j + 1]; k2++) {
+          const trip_t *p1 = &Pm[pi[k1]], *p2 = &Pm[pi[k2]];
+          ref[p1->j * M + p2->j] += p1->v * A[t].v * p2->v;
+        }
+    }
+    double err = 0, scale = 0;
+    for (int64_t c = 0; c < M * M; c++) {
+      err = fmax(err, fabs(ref[c] - dC[c]));
+      scale = fmax(scale, fabs(ref[c]));
+    }
+    EXPECT(err <= 1e-12 * scale,
+           "P^T A P differs from the product of the gathered A and P by %g (scale %g, %lld x %lld)", err, scale,
+           (long long)M, (long long)M);
+    free(pp);
+    free(pi);
+    free(fill);
+    free(dC);
+    free(ref);
+  }
+  free(A);
+  free(Pm);
+  free(C);
+  free(ta);
+  pm_csr_destroy(&ac);
+  pm_dmat_destroy(&cdm);
+  pm_dmat_destroy(&fdm);
+  MPI_Comm_free(&dup);
+  pm_amg_p_destroy(&pt);
+  pm_amg_p_destroy(&p);
+  free(d);
+  free(agg);
+  free(cagg);
+  free(gid);
+  free(used);
+  free(crange);
+  free(range);
+}
+
+static void test_options(void) {
+  pm_amg_options_t o;
+  pm_pc_t *pc = NULL;
+  pm_amg_smoother_t s;
+  struct {
+    int what;
+    double v;
+  } bad[] = {{0, 1.0}, {0, -0.1}, {1, 0}, {2, 0}, {3, 0}, {3, 1e9}, {4, 7}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    pm_amg_options_default(&o);
+    EXPECT(pm_amg_options_check(&o) == PM_OK, "the defaults are refused");
+    if (bad[k].what == 0) o.threshold = bad[k].v;
+    if (bad[k].what == 1) o.sweeps = (int)bad[k].v;
+    if (bad[k].what == 2) o.max_levels = (int)bad[k].v;
+    if (bad[k].what == 3) o.coarse_size = (int64_t)bad[k].v;
+    if (bad[k].what == 4) o.smoother = (pm_amg_smoother_t)(int)bad[k].v;
+    EXPECT(pm_pc_create_amg(&o, &pc) == PM_ERR_ARG && !pc, "bad option %zu accepted", k);
+    pm_error_clear();
+  }
+  EXPECT(pm_amg_smoother_parse("gauss", &s) == PM_ERR_ARG && strstr(pm_error_message(), "chebyshev"),
+         "unknown smoother: '%s'", pm_error_message());
+  pm_error_clear();
+  EXPECT(pm_amg_smoother_parse("l1-jacobi", &s) == PM_OK && s == PM_AMG_L1_JACOBI, "l1-jacobi");
+  OK(pm_pc_create_jacobi(&pc));
+  pm_amg_info_t info;
+  EXPECT(pm_amg_get_info(pc, &info) == PM_ERR_ARG, "info of a Jacobi preconditioner");
+  pm_error_clear();
+  pm_pc_destroy(&pc);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int size;
+  MPI_Comm_rank(comm, &g_rank);
+  MPI_Comm_size(comm, &size);
+  if (argc < 2) {
+    if (g_rank == 0) fprintf(stderr, "usage: test_amg MESH [--halo edge]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  int fdm = argc > 3 && !strcmp(argv[2], "--halo") && !strcmp(argv[3], "edge");
+  pm_mesh_t *mesh = NULL;
+  pm_graph_t graph = {0};
+  pm_part_plan_t *plan = NULL;
+  pm_local_t *local = NULL;
+  OK(pm_mesh_read(argv[1], &mesh, NULL));
+  int32_t *part = malloc((size_t)mesh->n_nodes * sizeof *part);
+  int64_t cut = 0;
+  pm_part_options_t popt = {size, PM_PART_METIS_KWAY, NULL, 1, 0};
+  pm_halo_kind_t hk = fdm ? PM_HALO_EDGE : PM_HALO_ELEMENT;
+  OK(pm_graph_build(mesh, hk, &graph));
+  OK(pm_part_compute(mesh, &graph, &popt, part, &cut));
+  OK(pm_part_plan_create(mesh, &graph, hk, part, size, &plan));
+  OK(pm_part_local(plan, g_rank, 1, &local));
+  int dim = mesh->dim;
+  pm_part_plan_destroy(&plan);
+  pm_graph_free(&graph);
+  free(part);
+  pm_mesh_destroy(&mesh);
+
+  pm_halo_t *halo = NULL;
+  OK(pm_halo_create(comm, local, pm_exchange_default(), &halo));
+  const char *exact = dim == 1 ? "x^2" : "x^2 + y^2";
+  pm_group_value_t src = {NULL, "1 + x"}, cond = {NULL, "1 + x*x"}, dir = {"boundary", exact};
+  pm_problem_t prob = {fdm ? PM_SCHEME_FDM5 : PM_SCHEME_FEM, 1.0, 1, 1, &src, &cond, 1, 0, &dir, NULL};
+  pm_csr_t *a = NULL;
+  int32_t n = local->n_internal, np = local->n_total + local->n_aux;
+  double *b = calloc((size_t)n + 1, sizeof *b), *u0 = calloc((size_t)np + 1, sizeof *u0);
+  int64_t nfixed = 0;
+  OK(pm_csr_create(local, fdm, &a));
+  OK(pm_fem_assemble(local, &prob, a, b, u0, &nfixed));
+
+  test_pieces(comm, a, halo);
+  test_options();
+
+  /* AMG against Jacobi; then the one-level hierarchy (the coarsest solve alone). */
+  pm_cg_options_t opt = {1e-10, 10000, 0, NULL};
+  pm_cg_result_t rj, ra, r1;
+  pm_pc_t *jac = NULL, *amg = NULL, *one = NULL;
+  double *xj = malloc(((size_t)np + 1) * sizeof *xj), *xa = malloc(((size_t)np + 1) * sizeof *xa);
+  double *x1 = malloc(((size_t)np + 1) * sizeof *x1);
+  memcpy(xj, u0, ((size_t)np + 1) * sizeof *u0);
+  memcpy(xa, u0, ((size_t)np + 1) * sizeof *u0);
+  memcpy(x1, u0, ((size_t)np + 1) * sizeof *u0);
+  pm_amg_options_t ao;
+  pm_amg_options_default(&ao);
+  int64_t nglob = n;
+  MPI_Allreduce(MPI_IN_PLACE, &nglob, 1, MPI_INT64_T, MPI_SUM, comm);
+  ao.coarse_size = nglob < 200 ? 4 : 50; /* the bundled meshes are small: make a real hierarchy */
+  OK(pm_pc_create_jacobi(&jac));
+  OK(pm_pc_create_amg(&ao, &amg));
+  OK(pm_cg_solve(a, halo, jac, b, xj, &opt, &rj));
+  OK(pm_cg_solve(a, halo, amg, b, xa, &opt, &ra));
+  pm_amg_info_t info;
+  OK(pm_amg_get_info(amg, &info));
+  EXPECT(ra.converged && ra.residual < 1e-9, "AMG: converged %d, residual %g", ra.converged, ra.residual);
+  EXPECT(ra.iterations <= 30, "AMG: %d iterations (Jacobi %d)", ra.iterations, rj.iterations);
+  /* Aggregates stay inside ranks: with a row or two per rank coarsening stops at one row per rank. */
+  EXPECT(info.levels >= 2 && info.rows[info.levels - 1] <= (ao.coarse_size > size ? ao.coarse_size : size),
+         "AMG: %d levels, coarsest %lld rows", info.levels, (long long)info.rows[info.levels - 1]);
+  EXPECT(info.operator_complexity >= 1 && info.operator_complexity < 2, "operator complexity %g",
+         info.operator_complexity);
+  EXPECT(info.cycles == ra.iterations + 1, "%ld cycles for %d iterations", info.cycles, ra.iterations);
+  pm_amg_options_default(&ao);
+  ao.max_levels = 1;
+  ao.coarse_size = PM_AMG_DENSE_MAX;
+  OK(pm_pc_create_amg(&ao, &one));
+  OK(pm_cg_solve(a, halo, one, b, x1, &opt, &r1));
+  EXPECT(r1.converged && r1.iterations <= 1, "the coarsest solve alone: %d iterations, residual %g", r1.iterations,
+         r1.residual);
+  double dmax = 0, scale = 0;
+  for (int32_t i = 0; i < n; i++) {
+    dmax = fmax(dmax, fmax(fabs(xa[i] - xj[i]), fabs(x1[i] - xj[i])));
+    scale = fmax(scale, fabs(xj[i]));
+  }
+  double v[2] = {dmax, scale};
+  pm_comm_allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm);
+  EXPECT(v[0] <= 1e-8 * v[1], "AMG and Jacobi solutions differ by %g (scale %g)", v[0], v[1]);
+  if (g_rank == 0 && !g_fail) pm_pc_view(amg, stdout, 0);
+  pm_pc_destroy(&jac);
+  pm_pc_destroy(&amg);
+  pm_pc_destroy(&one);
+  free(xj);
+  free(xa);
+  free(x1);
+  pm_csr_destroy(&a);
+  pm_halo_destroy(&halo);
+  pm_local_destroy(&local);
+  free(b);
+  free(u0);
+  int fails = g_fail;
+  pm_comm_allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, comm);
+  if (g_rank == 0)
+    printf("test_amg: %s (%d ranks, iterations amg %d, jacobi %d, coarsest alone %d)\n", fails ? "FAILED" : "passed",
+           size, ra.iterations, rj.iterations, r1.iterations);
+  MPI_Finalize();
+  return fails ? 1 : 0;
+}
