@@ -19,7 +19,7 @@ static const char *const smoother_names[PM_AMG_SMOOTHER_COUNT] = {"chebyshev", "
 enum { LANCZOS_STEPS = 12 };
 
 void pm_amg_options_default(pm_amg_options_t *opt) {
-  opt->threshold = 0.0;
+  opt->threshold = 0.08;
   opt->smoother = PM_AMG_CHEBYSHEV;
   opt->sweeps = 2;
   opt->max_levels = 10;

@@ -99,7 +99,7 @@ static void usage(FILE *fp) {
           "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
           "                         (structured grids partitioned with --halo edge)\n"
           "  --precond none|jacobi|amg  preconditioner (default jacobi; amg: smoothed aggregation)\n"
-          "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0)\n"
+          "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n"
           "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n"
           "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n"
           "  --amg-levels L         at most L levels (default 10)\n"

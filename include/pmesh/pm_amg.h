@@ -38,7 +38,7 @@ typedef enum pm_amg_smoother {
 } pm_amg_smoother_t;
 
 typedef struct pm_amg_options {
-  double threshold;           /* strength of connection, 0 <= threshold < 1 (default 0) */
+  double threshold;           /* strength of connection, 0 <= threshold < 1 (default 0.08) */
   pm_amg_smoother_t smoother; /* default PM_AMG_CHEBYSHEV */
   int sweeps;                 /* smoothing before and after the coarse correction: the Chebyshev
                                * degree or the number of Jacobi sweeps, 1..100 (default 2) */
