@@ -8,3 +8,7 @@ if(PMESH_SANITIZE) # see halo.cmake: MPICH's own leak at exit
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
   endforeach()
 endif()
+#  - test_fem: pm_fem's element matrices, load vectors, mass matrices, Neumann fluxes, the 5-point
+#    stencil, the Dirichlet elimination and the backward-Euler system against hand-computed ones, on
+#    meshes built in memory (serial: pm_fem is not collective).
+pmesh_unit(test_fem test_fem.c NP 1 LABELS fem TIMEOUT 60)
