@@ -37,3 +37,7 @@ pmesh_bad(partition_check_nodir "cannot open" ${P} --check nonexistent_dir)
 pmesh_bad(partition_outdir_is_file "is not a directory" ${P} ${M} 2 -o ${M})
 pmesh_script(partition_msh22_copies partition/copies22.sh LABELS "partition")
 pmesh_script(partition_tag_paths partition/tag_paths.sh LABELS "partition")
+# test_part: node graphs, partitions and every rank's local mesh of pm_part's plans, for every
+# bundled mesh, both halo kinds, metis, metis-rb, rcb and a part file, several part counts, against
+# the test's own computation from the global mesh (serial: pm_part is not collective).
+pmesh_unit(test_part test_part.c NP 1 LABELS partition TIMEOUT 300)

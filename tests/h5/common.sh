@@ -8,3 +8,9 @@ done
 T="$PMESH_TESTBIN/test_h5"
 CHECK="$PMESH_TESTS/h5/check_h5.py"
 run() { "$MPIEXEC" -n "$@"; }
+# h5text FILE DATASET: the dataset's values as text (h5dump's output without its first line);
+# fails the test when h5dump fails (a pipe into tail would hide that).
+h5text() {
+  h5dump -d "$2" -y -w 0 "$1" > h5text.raw || fail "h5dump -d $2 $1 failed"
+  tail -n +2 h5text.raw
+}

@@ -7,6 +7,7 @@ run() { # mesh np [extra solve options]: the sorted solution in sol.np, iteratio
   "$PARTITION" "$mesh" $np -o p.$np --quiet
   "$MPIEXEC" -n $np "$SOLVE" --no-output -p p.$np --rtol 1e-12 --dump-solution u.$np "$@" > out.$np
   cat u.$np.* | sort -n > sol.$np
+  [ -s sol.$np ] || fail "$mesh np=$np: no solution dumped"
   sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' out.$np > it.$np
   [ -s it.$np ] || fail "$mesh np=$np did not converge"
 }
@@ -26,6 +27,7 @@ for ex in isend sendrecv datatype persistent neighbor pack; do
   "$MPIEXEC" -n 4 "$SOLVE" --no-output -p pb --exchange $ex --monitor 1 --dump-solution ub.$ex > ob.$ex
   grep '^cg: iteration' ob.$ex > hist.$ex
   cat ub.$ex.* > solb.$ex
+  [ -s hist.$ex ] && [ -s solb.$ex ] || fail "$ex: no residual history or solution"
   cmp hist.isend hist.$ex || fail "residual history with $ex differs from isend"
   cmp solb.isend solb.$ex || fail "solution with $ex differs from isend"
 done
@@ -36,8 +38,8 @@ for y in 0 1; do
   PMESH_YIELD=$y "$MPIEXEC" -n 4 "$SOLVE" --no-output -p pb --monitor 1 --dump-solution uy.$y > oy.$y
   grep '^cg: iteration' oy.$y > histy.$y
   cat uy.$y.* > soly.$y
+  [ -s histy.$y ] && [ -s soly.$y ] || fail "PMESH_YIELD=$y: no residual history or solution"
 done
-[ -s histy.0 ] || fail "no residual history"
 cmp histy.0 histy.1 || fail "residual history with PMESH_YIELD=1 differs from PMESH_YIELD=0"
 cmp soly.0 soly.1 || fail "solution with PMESH_YIELD=1 differs from PMESH_YIELD=0"
 cmp hist.isend histy.0 || fail "residual history with PMESH_YIELD=0 differs from the default run's"

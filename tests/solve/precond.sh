@@ -12,6 +12,7 @@ for np in 1 3; do
     sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' out.$pc.$np > it.$pc.$np
     [ -s it.$pc.$np ] || fail "np=$np precond $pc: no iteration count"
     cat u.$pc.$np.* | sort -n > s.$pc.$np
+    [ -s s.$pc.$np ] || fail "np=$np precond $pc: no solution dumped"
   done
   "$NUMDIFF" 1e-9 1e-12 s.none.$np s.jacobi.$np || fail "np=$np: Jacobi and unpreconditioned solutions differ"
   none=$(cat it.none.$np) jac=$(cat it.jacobi.$np)
@@ -22,5 +23,6 @@ done
 for pc in none jacobi; do
   grep '^cg: iteration' out.$pc.1 | head -21 > h1
   grep '^cg: iteration' out.$pc.3 | head -21 > h3
+  [ "$(wc -l < h1)" -eq 21 ] || fail "precond $pc: fewer than 21 lines of residual history"
   "$NUMDIFF" 1e-6 1e-30 h1 h3 || fail "precond $pc: residual history differs between 1 and 3 ranks"
 done

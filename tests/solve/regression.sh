@@ -15,6 +15,7 @@ for mesh in "$PMESH_MESHES"/*.msh; do
     [ -n "$it" ] && [ $((it - ref_it)) -ge -1 ] && [ $((it - ref_it)) -le 1 ] || fail "$name np=$np: $it iterations, reference $ref_it"
     grep -v '^iterations' "$ref" > ref.txt
     cat u.$np.* | sort -n > sol.txt
+    [ -s sol.txt ] || fail "$name np=$np: no solution dumped"
     "$NUMDIFF" 1e-9 1e-12 ref.txt sol.txt || fail "$name np=$np differs from its reference"
     n=$((n + 1))
   done

@@ -7,9 +7,9 @@
 # A failing run must end cleanly too: one broken local file, both ranks checked.
 cp -r sq2 broken
 sed '/^#COORD/,$d' sq2/local.1 > broken/local.1
-if "$MPIEXEC" -n 2 "$@" --error-exitcode=99 "$SOLVE" -p broken --no-output 2> err.txt; then
-  fail "solve passed a broken partition"
-fi
+rc=0
+"$MPIEXEC" -n 2 "$@" --error-exitcode=99 "$SOLVE" -p broken --no-output > out.txt 2> err.txt || rc=$?
+[ "$rc" -eq 1 ] || { cat out.txt err.txt; fail "exit $rc on a broken partition, expected 1 (0: passed, 99: valgrind errors, others: a crash)"; }
 grep -q "==.*ERROR SUMMARY: [1-9]\|definitely lost" err.txt && { cat err.txt; fail "valgrind errors on the failure path"; }
 grep -q "\[rank 1\] broken/local.1" err.txt || { cat err.txt; fail "no message naming rank 1 and its file"; }
 echo "ok: solve at np=2 under valgrind, with a good and a broken partition"

@@ -10,7 +10,7 @@ edit() {
   rm -rf "$1" && cp -r good "$1"
   awk -v h="$2" -v k="$3" -v l="$4" '$0 == h {s = NR} s && NR == s + k {print l; next} {print}' \
     good/local.2 > "$1/local.2"
-  cmp -s good/local.2 "$1/local.2" && fail "$1: the edit changed nothing"
+  [ -f "$1/local.2" ] && ! cmp -s good/local.2 "$1/local.2" || fail "$1: the edit changed nothing"
   return 0
 }
 expect() { # name, fragment after "[rank 2] name/local.2"
@@ -18,8 +18,7 @@ expect() { # name, fragment after "[rank 2] name/local.2"
     fail "case $1"
   n=$((n + 1))
 }
-sh "$EXPECT_FAIL" "x" 10 "$MPIEXEC" -n 4 "$SOLVE" -p good --no-output >/dev/null 2>&1 &&
-  fail "solve failed on the good partition"
+timeout -k 5 30 "$MPIEXEC" -n 4 "$SOLVE" -p good --no-output >/dev/null || fail "solve failed on the good partition"
 last_import=$(awk '/^#IMPORTitems/{s=1; next} /^#/{s=0} s{v=$1} END{print v}' good/local.2)
 np=$(awk 'p{print $1; exit} /^#NODE/{p=1}' good/local.2)
 
