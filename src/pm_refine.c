@@ -35,8 +35,12 @@ static const int8_t child_quad[4][4] = {{0, REF_E + 0, REF_C, REF_E + 3},
                                         {REF_C, REF_E + 1, 2, REF_E + 2},
                                         {REF_E + 3, REF_C, REF_E + 2, 3}};
 
-static int type_edges(int t) { return t == PM_MSH_LINE ? 1 : t == PM_MSH_TRI ? 3 : t == PM_MSH_QUAD ? 4 : -1; }
-static int type_children(int t) { return t == PM_MSH_LINE ? 2 : 4; }
+static int type_edges(int t) {
+  return t == PM_MSH_LINE ? 1 : t == PM_MSH_TRI ? 3 : t == PM_MSH_QUAD ? 4 : -1;
+}
+static int type_children(int t) {
+  return t == PM_MSH_LINE ? 2 : 4;
+}
 static const int8_t *child_refs(int t, int c) {
   return t == PM_MSH_LINE ? child_line[c] : t == PM_MSH_TRI ? child_tri[c] : child_quad[c];
 }
@@ -64,13 +68,13 @@ typedef struct work {
   int32_t ne, *slot_edge; /* unique local edges; edge of each element edge slot */
   edge_rec_t *edge;       /* [ne] sorted by (ka, kb) */
   int32_t nq, *elem_quad, *quad_elem;
-  int32_t nc;             /* candidates: nv vertices, ne midpoints, nq centres */
-  int32_t *cown, *lid;    /* owner, fine local index (-1: not in the fine mesh) */
-  int64_t *cidx;          /* fine global index (-1: not known yet) */
-  uint64_t *cbits;        /* [nc*W] group membership */
-  char *used;             /* in a kept child */
-  char *keep;             /* [n_elems*m]: child kept */
-  int64_t fine_nodes;     /* global */
+  int32_t nc;          /* candidates: nv vertices, ne midpoints, nq centres */
+  int32_t *cown, *lid; /* owner, fine local index (-1: not in the fine mesh) */
+  int64_t *cidx;       /* fine global index (-1: not known yet) */
+  uint64_t *cbits;     /* [nc*W] group membership */
+  char *used;          /* in a kept child */
+  char *keep;          /* [n_elems*m]: child kept */
+  int64_t fine_nodes;  /* global */
   /* Requests answered: for each, the asking rank and the candidate. */
   int64_t nreq;
   int32_t *req_rank, *req_cand;
@@ -290,7 +294,9 @@ static int mark_children(work_t *w) {
   return PM_OK;
 }
 
-static void set_bit(work_t *w, int32_t k, int g) { w->cbits[(int64_t)k * w->W + g / 64] |= UINT64_C(1) << (g % 64); }
+static void set_bit(work_t *w, int32_t k, int g) {
+  w->cbits[(int64_t)k * w->W + g / 64] |= UINT64_C(1) << (g % 64);
+}
 
 /* Group membership of the candidates: complete for the nodes this rank owns (it has every face
  * and element around them), partial for the others (the owners' answers replace it).  Local. */
@@ -634,8 +640,8 @@ static int build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_pa
     for (int32_t k = 0; k < L->n_elems; k++)
       for (int ch = 0; ch < w->m; ch++) ce += felem[(int64_t)L->elems[k] * w->m + ch] >= 0;
     int64_t cf = 2 * (int64_t)L->n_faces, cfn = 2 * (int64_t)L->face_ptr[L->n_faces];
-    PM_TRY_CHECK(cfn <= INT32_MAX, PM_ERR_ARG, "rank %d: group '%s' would have more than %d face node entries",
-                 w->rank, L->name, INT32_MAX);
+    PM_TRY_CHECK(cfn <= INT32_MAX, PM_ERR_ARG, "rank %d: group '%s' would have more than %d face node entries", w->rank,
+                 L->name, INT32_MAX);
     PM_TRY(PM_MALLOC(F->nodes, cn, "refined group nodes"));
     PM_TRY(PM_MALLOC(F->elems, ce, "refined group elements"));
     PM_TRY(PM_MALLOC(F->face_type, cf, "refined group faces"));
@@ -661,8 +667,8 @@ static int build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_pa
         sub[0][0] = v[0], sub[0][1] = mid, sub[1][0] = mid, sub[1][1] = v[1];
         nsub = 2;
       } else {
-        PM_TRY_CHECK(nvf == 1, PM_ERR_UNSUPPORTED, "rank %d: group '%s' face %d has %d nodes", w->rank, L->name,
-                     fa + 1, nvf);
+        PM_TRY_CHECK(nvf == 1, PM_ERR_UNSUPPORTED, "rank %d: group '%s' face %d has %d nodes", w->rank, L->name, fa + 1,
+                     nvf);
         sub[0][0] = v[0];
       }
       for (int ch = 0; ch < nsub; ch++) {
@@ -718,7 +724,9 @@ void pm_refine_parents_destroy(pm_refine_parents_t **parents) {
   *parents = NULL;
 }
 
-uint64_t pm_refine_fingerprint(uint64_t coarse) { return pm_fnv1a(coarse, "refine", 6); }
+uint64_t pm_refine_fingerprint(uint64_t coarse) {
+  return pm_fnv1a(coarse, "refine", 6);
+}
 
 int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents) {
   work_t w = {0};

@@ -31,8 +31,8 @@ cleanup:
     ns += scount[q];
     nr += rc[q];
     if (ns > INT32_MAX || nr > INT32_MAX)
-      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "more than %d items to exchange in one all-to-all",
-                          INT32_MAX);
+      ierr =
+          pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "more than %d items to exchange in one all-to-all", INT32_MAX);
   }
   if (!ierr) ierr = PM_MALLOC(rb, (size_t)nr * size, "all-to-all receive buffer");
   ierr = pm_comm_agree(comm, ierr);
@@ -54,7 +54,9 @@ cleanup:
 }
 
 /* Block distribution of n positions over P ranks: the first n % P slabs hold one more. */
-static int64_t slab_start(int64_t n, int P, int p) { return (n / P) * p + (p < n % P ? p : n % P); }
+static int64_t slab_start(int64_t n, int P, int p) {
+  return (n / P) * p + (p < n % P ? p : n % P);
+}
 static int slab_of(int64_t n, int P, int64_t i) {
   int64_t q = n / P, r = n % P;
   return (int)(i < (q + 1) * r ? i / (q + 1) : r + (i - (q + 1) * r) / q);
@@ -77,8 +79,8 @@ int pm_refine_exscan(MPI_Comm comm, int64_t n_global, int32_t n, const int64_t *
   PM_TRY(PM_CALLOC(slab, s1 - s0, "scan slab"));
   for (int32_t i = 0; i < n; i++) {
     PM_TRY_CHECK(index[i] >= 0 && index[i] < n_global && count[i] >= 0, PM_ERR_INCONSISTENT,
-                 "rank %d: scan item %d at position %lld (count %lld) is outside 0..%lld", rank, i,
-                 (long long)index[i], (long long)count[i], (long long)n_global - 1);
+                 "rank %d: scan item %d at position %lld (count %lld) is outside 0..%lld", rank, i, (long long)index[i],
+                 (long long)count[i], (long long)n_global - 1);
     sc[slab_of(n_global, P, index[i])]++;
   }
   fill[0] = 0;

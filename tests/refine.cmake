@@ -18,3 +18,5 @@ pmesh_script(refine_check_grid refine/check.sh ARGS grid:13x9 metis LABELS refin
 pmesh_script(refine_check_mixed refine/check.sh ARGS ${PMESH_MESHES}/mixed.msh metis LABELS refine TIMEOUT 300)
 pmesh_script(refine_gmsh refine/gmsh.sh LABELS refine TIMEOUT 300)
 pmesh_script(refine_bad refine/bad.sh LABELS "refine;bad" TIMEOUT 120)
+pmesh_unit(test_refine test_refine.c NP 1 2 3 4 8 LABELS refine TIMEOUT 120
+           ARGS bar.msh rcb square.msh metis mixed.msh metis lshape.msh metis)
