@@ -39,19 +39,43 @@ void pm_refine_estimate(const pm_local_t *c, int levels, pm_refine_estimate_t *e
   est->bytes = levels > 0 ? fine + coarse + work : fine;
 }
 
-/* MemAvailable of this machine, in bytes (0 if unknown). */
+/* Memory available to this machine's ranks, in bytes (0 if unknown): MemAvailable, capped by a
+ * cgroup v2 limit (containers see the host's MemAvailable).  PMESH_REFINE_MEMORY=BYTES
+ * overrides it (tests; batch systems that limit memory otherwise). */
 static double mem_available(void) {
+  const char *env = getenv("PMESH_REFINE_MEMORY");
+  char *end = NULL;
+  if (env && *env) {
+    double v = strtod(env, &end);
+    if (end != env && *end == '\0' && v > 0) return v;
+  }
   FILE *fp = fopen("/proc/meminfo", "r");
   char line[256];
-  double kb = 0;
+  double kb = 0, avail = 0;
   if (fp) {
     while (fgets(line, sizeof line, fp))
       if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
     fclose(fp);
   }
-  if (kb > 0) return kb * 1024.0;
-  long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+  if (kb > 0) {
+    avail = kb * 1024.0;
+  } else {
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    avail = pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+  }
+  double max = 0, cur = 0;
+  fp = fopen("/sys/fs/cgroup/memory.max", "r");
+  if (fp) {
+    if (fscanf(fp, "%lf", &max) != 1) max = 0; /* "max": no limit */
+    fclose(fp);
+  }
+  fp = fopen("/sys/fs/cgroup/memory.current", "r");
+  if (fp) {
+    if (fscanf(fp, "%lf", &cur) != 1) cur = 0;
+    fclose(fp);
+  }
+  if (max > 0 && (avail == 0 || max - cur < avail)) avail = max - cur > 0 ? max - cur : 1;
+  return avail;
 }
 
 int pm_refine_check(MPI_Comm comm, const pm_local_t *c, int levels) {
@@ -157,7 +181,7 @@ int pm_refine_dump(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, cons
     m.dim = (int)dim;
     m.global_nodes = (int64_t)all[2];
     m.global_elems = (int64_t)all[3];
-    m.halo = (char *)(uintptr_t) "element";
+    if (f->fingerprint != in->fingerprint) m.halo = (char *)(uintptr_t) "element"; /* refined levels have it */
     m.fingerprint = f->fingerprint;
     m.has_mesh_fingerprint = 1;
     m.mesh_fingerprint = pm_fp_final(m.global_nodes, m.global_elems, m.dim, all);

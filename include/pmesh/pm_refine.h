@@ -90,7 +90,8 @@ uint64_t pm_refine_fingerprint(uint64_t coarse);
 
 /** Write this rank's (refined) local mesh to DIR/local.R and, on rank 0, DIR/partition.meta
  *  filled from `meta_in` (the coarse partition's metadata: source, method, seed, groups) with
- *  the local meshes' counts, dimension, fingerprint, halo "element" and the mesh fingerprint,
+ *  the local meshes' counts, dimension, fingerprint, the mesh fingerprint and halo "element"
+ *  (the coarse one kept when `fine` is the coarse partition itself, 0 levels),
  *  so that `partition --check DIR` validates the refined partition.  DIR is created if missing;
  *  files are written through temporary names.  Collective on comm. */
 int pm_refine_dump(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, const char *dir);

@@ -12,3 +12,8 @@ sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$PME
 "$PARTITION" grid.msh 3 --halo edge -o pe --quiet
 sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$PMESH_TESTBIN/refine_dump" pe 1 re ||
   fail "edge halo"
+# Memory: with 1 MB said to be available (PMESH_REFINE_MEMORY), three levels of square are
+# refused before anything is allocated, with the figures.
+sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p 3 r ||
+  fail "memory"
+[ ! -e r ] || fail "a refused refinement wrote r/"
