@@ -1,0 +1,102 @@
+/* pm_refine.h - parallel uniform refinement of partitioned local meshes.
+ *
+ * Every rank refines its own local mesh: a line into 2 (its midpoint), a triangle into 4 (edge
+ * midpoints), a quadrangle into 4 (edge midpoints and its centre).  The fine mesh never exists
+ * in one place; ranks exchange only with their neighbours and through one prefix sum.  Each
+ * level is a complete local mesh (pm_local_t) in the lecture's structure, as `partition` writes
+ * it, so `partition --check` accepts a dump of it.
+ *
+ * Numbering (independent of the number of ranks and of the partition):
+ *   - a coarse vertex keeps its global id (Gmsh tag) and its index;
+ *   - new nodes follow the N coarse nodes: first the midpoints of the coarse edges, in the order
+ *     of the edges sorted by (smaller node index, larger node index), then the centres of the
+ *     quadrangles in element index order.  New node i (index N + i) gets the tag T + 1 + i, T
+ *     the largest coarse tag, so ascending tags remain the global order;
+ *   - child c of coarse element e gets index m*e + c and Gmsh-like tag (t-1)*m + c + 1 from the
+ *     coarse tag t, with m = 4 in 2D and 2 in 1D; a child of a face (a boundary line split in
+ *     two, or a 1D end point kept as is) likewise, so tags stay unique over elements and faces
+ *     (tag 0, a derived "boundary" face, stays 0).
+ * Owners:
+ *   - a coarse vertex keeps its owner;
+ *   - an edge midpoint goes to the owner of the edge's end with the smaller global id (in 1D
+ *     the line's midpoint: that is the line's owner);
+ *   - a quadrangle's centre goes to the element's owner;
+ * and pmesh's partitioning rules hold on every level: a rank keeps every fine element touching
+ * one of its internal nodes, and an element (a face) is owned by the rank owning its node with
+ * the smallest global id.  Each rank holds at most its part plus its element halo.
+ *
+ * Supported: partitions with the element halo (`partition --halo element`, FEM, the default);
+ * local meshes with auxiliary nodes (`--halo edge` on quadrangles) are refused. */
+#ifndef PMESH_PM_REFINE_H
+#define PMESH_PM_REFINE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "pmesh/pm_local.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** For every fine local node, its coarse parents (local node indices of the coarse mesh): a
+ *  vertex has one (itself), an edge midpoint two (the edge's ends, smaller global id first), a
+ *  quadrangle's centre four (the element's nodes in its order).  Linear interpolation weights
+ *  are 1 / (number of parents): the prolongation of geometric multigrid.  Read-only to callers. */
+typedef struct pm_refine_parents {
+  int32_t n;     /* fine local nodes (n_total + n_aux of the fine mesh) */
+  int32_t *ptr;  /* [n+1] */
+  int32_t *node; /* [ptr[n]] coarse local node indices */
+} pm_refine_parents_t;
+
+void pm_refine_parents_destroy(pm_refine_parents_t **parents);
+
+/** Refine every rank's local mesh once.
+ *  @param[in]  comm     the partition's communicator: rank r holds part r (coarse->rank, nparts)
+ *  @param[in]  coarse   this rank's local mesh with its mesh sections (not modified, not kept)
+ *  @param[out] fine     new local mesh, free with pm_local_destroy(); its fingerprint is derived
+ *                       from the coarse one (pm_refine_fingerprint)
+ *  @param[out] parents  NULL, or the fine nodes' coarse parents (free with
+ *                       pm_refine_parents_destroy())
+ *  @return PM_OK; PM_ERR_UNSUPPORTED (auxiliary nodes, a lecture file without mesh sections),
+ *          PM_ERR_ARG (sizes past 32-bit local or 64-bit global indices), PM_ERR_INCONSISTENT
+ *          (local meshes that do not fit together), PM_ERR_MEMORY, PM_ERR_MPI; PM_ERR_REMOTE
+ *          when only another rank failed.  Errors are agreed: every rank returns non-zero.
+ *  Collective on comm. */
+int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents);
+
+/** Sizes of this rank's local mesh after `levels` refinements (upper estimates) and the bytes
+ *  refining needs at the last level (the two finest levels and the work arrays).  Not
+ *  collective. */
+typedef struct pm_refine_estimate {
+  double elems, elem_nodes, nodes, bytes;
+} pm_refine_estimate_t;
+void pm_refine_estimate(const pm_local_t *coarse, int levels, pm_refine_estimate_t *est);
+
+/** Refuse `levels` before anything is allocated: negative, or so many that some rank's refined
+ *  mesh would overflow 32-bit local indices, the global counts or tags overflow 64 bits, or the
+ *  ranks sharing a node would need more memory than it has available (MemAvailable).  The
+ *  message gives the figures.  Collective on comm. */
+int pm_refine_check(MPI_Comm comm, const pm_local_t *coarse, int levels);
+
+/** Refine `levels` times (0: nothing changes): *local is replaced by its refinement (the coarse
+ *  mesh is freed); on failure *local is left unchanged.  Runs pm_refine_check first.
+ *  Collective on comm. */
+int pm_refine(MPI_Comm comm, int levels, pm_local_t **local);
+
+/** The partition fingerprint of a refined level: FNV-1a 64 of the coarse one and "refine".
+ *  Not collective. */
+uint64_t pm_refine_fingerprint(uint64_t coarse);
+
+/** Write this rank's (refined) local mesh to DIR/local.R and, on rank 0, DIR/partition.meta
+ *  filled from `meta_in` (the coarse partition's metadata: source, method, seed, groups) with
+ *  the local meshes' counts, dimension, fingerprint, the mesh fingerprint and halo "element"
+ *  (the coarse one kept when `fine` is the coarse partition itself, 0 levels),
+ *  so that `partition --check DIR` validates the refined partition.  DIR is created if missing;
+ *  files are written through temporary names.  Collective on comm. */
+int pm_refine_dump(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,22 @@
+# Tests of pm_refine: refined partitions pass partition --check at several rank counts and
+# levels, the numbering is the same for any rank count, sizes and measures as computed
+# independently, gmsh -refine's nodes, bad levels refused.
+add_executable(refine_dump refine_dump.c)
+target_compile_options(refine_dump PRIVATE ${PMESH_WARNINGS})
+target_link_libraries(refine_dump PRIVATE pmesh::pmesh)
+add_executable(refine_compare refine_compare.c)
+target_compile_options(refine_compare PRIVATE ${PMESH_WARNINGS})
+target_link_libraries(refine_compare PRIVATE pmesh::pmesh m)
+add_executable(refine_counts refine_counts.c)
+target_compile_options(refine_counts PRIVATE ${PMESH_WARNINGS})
+target_link_libraries(refine_counts PRIVATE pmesh::pmesh)
+
+# Every mesh type: 1D (rcb, as the issue asks), triangles, a meshgen quadrangle grid, mixed.
+pmesh_script(refine_check_bar refine/check.sh ARGS ${PMESH_MESHES}/bar.msh rcb LABELS refine TIMEOUT 300)
+pmesh_script(refine_check_square refine/check.sh ARGS ${PMESH_MESHES}/square.msh metis LABELS refine TIMEOUT 300)
+pmesh_script(refine_check_grid refine/check.sh ARGS grid:13x9 metis LABELS refine TIMEOUT 300)
+pmesh_script(refine_check_mixed refine/check.sh ARGS ${PMESH_MESHES}/mixed.msh metis LABELS refine TIMEOUT 300)
+pmesh_script(refine_gmsh refine/gmsh.sh LABELS refine TIMEOUT 300)
+pmesh_script(refine_bad refine/bad.sh LABELS "refine;bad" TIMEOUT 120)
+pmesh_unit(test_refine test_refine.c NP 1 2 3 4 8 LABELS refine TIMEOUT 120
+           ARGS bar.msh rcb square.msh metis mixed.msh metis lshape.msh metis)

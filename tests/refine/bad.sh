@@ -1,0 +1,19 @@
+# refine/bad.sh: bad refinement levels are refused cleanly, with the figures, on every rank
+# (no hang): negative; so many that 32-bit local indices overflow; an edge-halo partition of
+# quadrangles (auxiliary nodes) is refused with a message naming the cause.
+. "$PMESH_TESTS/partition/common.sh"
+"$PARTITION" "$PMESH_MESHES/square.msh" 2 -o p --quiet
+sh "$EXPECT_FAIL" "refinement levels -1: must be 0 or more" 30 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p -1 r ||
+  fail "K = -1"
+sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p 14 r ||
+  fail "K = 14"
+[ ! -e r ] || fail "a refused refinement wrote r/"
+"$MESHGEN" grid 9 7 -o grid.msh > /dev/null
+"$PARTITION" grid.msh 3 --halo edge -o pe --quiet
+sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$PMESH_TESTBIN/refine_dump" pe 1 re ||
+  fail "edge halo"
+# Memory: with 1 MB said to be available (PMESH_REFINE_MEMORY), three levels of square are
+# refused before anything is allocated, with the figures.
+sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p 3 r ||
+  fail "memory"
+[ ! -e r ] || fail "a refused refinement wrote r/"
