@@ -71,7 +71,7 @@ static void level_free(pm_amg_level_t *lv) {
   memset(lv, 0, sizeof *lv);
 }
 
-static void amg_destroy(void *ctx) {
+void pm_amg_hier_destroy(void *ctx) {
   pm_amg_hier_t *h = ctx;
   if (!h) return;
   for (int l = 0; l < PM_AMG_MAX_LEVELS; l++) level_free(&h->lev[l]); /* a failed set-up leaves a partial level */
@@ -122,7 +122,7 @@ static int level_work(pm_amg_level_t *lv) {
 }
 
 /* Global rows, nonzeros (explicit zeros not counted) and ranks owning rows of a level. */
-static int level_stats(pm_amg_hier_t *h, int l) {
+int pm_amg_level_stats(pm_amg_hier_t *h, int l) {
   const pm_csr_t *a = h->lev[l].a;
   int64_t v[3] = {a->n, a->n, a->n > 0};
   for (int32_t k = 0; k < a->index[a->n]; k++) v[1] += a->amat[k] != 0.0;
@@ -179,7 +179,7 @@ cleanup:
   return ierr;
 }
 
-static int lmax_of(pm_amg_hier_t *h, pm_amg_level_t *lv) {
+int pm_amg_level_lmax(pm_amg_hier_t *h, pm_amg_level_t *lv) {
   int ierr = PM_OK;
   double *work = NULL;
   ierr = PM_MALLOC(work, 4 * ((size_t)lv->a->ncol + 1), "eigenvalue estimate");
@@ -191,20 +191,24 @@ cleanup:
   return ierr;
 }
 
-static int amg_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
-  pm_amg_hier_t *h = ctx;
-  double t0 = MPI_Wtime();
+int pm_amg_setup_begin(pm_amg_hier_t *h, const pm_csr_t *a, pm_halo_t *halo) {
+  h->t_setup = MPI_Wtime();
   PM_CALL_MPI(pm_comm_dup(pm_halo_comm(halo), &h->comm));
   PM_CALL_MPI(MPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN));
   h->nlev = 1;
   h->lev[0].a = a;
   h->lev[0].halo = halo;
-  PM_CALL(fine_layout(h, &h->lev[0]));
-  for (int l = 0;; l++) {
+  return fine_layout(h, &h->lev[0]);
+}
+
+int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
+  /* Aggregation levels from `first` on; max_levels counts them (first included). */
+  for (int l = first;; l++) {
     pm_amg_level_t *lv = &h->lev[l];
-    PM_CALL(level_stats(h, l));
-    int last = h->info.rows[l] <= h->opt.coarse_size || l == h->opt.max_levels - 1;
-    if (!last || h->info.rows[l] > PM_AMG_DENSE_MAX) PM_CALL(lmax_of(h, lv));
+    PM_CALL(pm_amg_level_stats(h, l));
+    int last =
+        h->info.rows[l] <= h->opt.coarse_size || l - first == h->opt.max_levels - 1 || l == PM_AMG_MAX_LEVELS - 1;
+    if (!last || h->info.rows[l] > PM_AMG_DENSE_MAX) PM_CALL(pm_amg_level_lmax(h, lv));
     if (!last) {
       int stop = 0;
       PM_CALL(coarsen(h, l, &stop));
@@ -231,8 +235,14 @@ static int amg_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
   }
   h->info.grid_complexity = h->info.rows[0] ? rows / (double)h->info.rows[0] : 1.0;
   h->info.operator_complexity = h->info.nonzeros[0] ? nnz / (double)h->info.nonzeros[0] : 1.0;
-  h->info.setup_seconds = MPI_Wtime() - t0;
+  h->info.setup_seconds = MPI_Wtime() - h->t_setup;
   return PM_OK;
+}
+
+static int amg_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
+  pm_amg_hier_t *h = ctx;
+  PM_CALL(pm_amg_setup_begin(h, a, halo));
+  return pm_amg_setup_finish(h, 0);
 }
 
 static int amg_apply(void *ctx, const double *r, double *z) {
@@ -277,7 +287,7 @@ static int amg_view(void *ctx, FILE *out, int json) {
   return PM_OK;
 }
 
-static const pm_pc_ops_t amg_ops = {"amg", amg_setup, amg_apply, NULL, amg_view, amg_destroy};
+static const pm_pc_ops_t amg_ops = {"amg", amg_setup, amg_apply, NULL, amg_view, pm_amg_hier_destroy};
 
 int pm_pc_create_amg(const pm_amg_options_t *opt, pm_pc_t **pc) {
   pm_amg_hier_t *h = NULL;

@@ -40,8 +40,31 @@ typedef struct pm_amg_hier {
   int direct; /* the coarsest level is factored */
   pm_amg_direct_t dir;
   pm_amg_info_t info;
+  double t_setup; /* MPI_Wtime at the start of the set-up */
   double t_cycle;
 } pm_amg_hier_t;
+
+/* The set-up, shared by AMG and geometric multigrid (pm_mg.c), in pm_amg.c.  h->opt is set and
+ * h->comm is MPI_COMM_NULL before pm_amg_setup_begin. */
+
+/** Level 0 from the caller's operator and halo: the hierarchy's communicator (a duplicate of
+ *  the halo's) and level 0's rank-order layout.  Collective. */
+int pm_amg_setup_begin(pm_amg_hier_t *h, const pm_csr_t *a, pm_halo_t *halo);
+
+/** Global rows, nonzeros and ranks of level l into h->info.  Collective. */
+int pm_amg_level_stats(pm_amg_hier_t *h, int l);
+
+/** lv->lmax, the Lanczos estimate of the largest eigenvalue of D^-1 A.  Collective. */
+int pm_amg_level_lmax(pm_amg_hier_t *h, pm_amg_level_t *lv);
+
+/** Aggregation levels below level `first` (its operator, halo and layout set; the levels
+ *  above it complete with their prolongators, stats and lmax) until coarse_size, max_levels
+ *  levels from `first` on, or stagnation; then every level's smoother, the coarsest level's
+ *  factor and h->info.  Collective. */
+int pm_amg_setup_finish(pm_amg_hier_t *h, int first);
+
+/** Frees a hierarchy (partial or complete); NULL-safe.  Not collective. */
+void pm_amg_hier_destroy(void *h);
 
 /** The smoother's state of a level (dinv, omega) from its operator and lmax.  Not collective. */
 int pm_amg_smoother_setup(pm_amg_hier_t *h, pm_amg_level_t *lv);

@@ -66,6 +66,8 @@ int pm_pc_create_amg(const pm_amg_options_t *opt, pm_pc_t **pc);
 /** The hierarchy an AMG preconditioner built (identical on every rank). */
 typedef struct pm_amg_info {
   int levels;
+  int geometric;                       /* the first `geometric` levels' prolongators come from a
+                                        * refinement (pm_mg.h); 0 for AMG */
   int64_t rows[PM_AMG_MAX_LEVELS];     /* global rows per level */
   int64_t nonzeros[PM_AMG_MAX_LEVELS]; /* global nonzeros per level (diagonal included) */
   int ranks[PM_AMG_MAX_LEVELS];        /* ranks that own rows of the level */
