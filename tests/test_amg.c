@@ -333,6 +333,7 @@ int main(int argc, char **argv) {
          "AMG: %d levels, coarsest %lld rows", info.levels, (long long)info.rows[info.levels - 1]);
   EXPECT(info.operator_complexity >= 1 && info.operator_complexity < 2, "operator complexity %g",
          info.operator_complexity);
+  EXPECT(info.geometric == 0, "AMG reports %d geometric levels", info.geometric);
   EXPECT(info.cycles == ra.iterations + 1, "%ld cycles for %d iterations", info.cycles, ra.iterations);
   pm_amg_options_default(&ao);
   ao.max_levels = 1;

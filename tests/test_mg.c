@@ -14,7 +14,8 @@
  *  - CG + MG and CG + AMG (to 1e-12) give the same solution to 1e-8 relative;
  *  - 2D: the nodal RMS error against u falls by ~4 per refinement (order 2 +- 0.2) from K = 2;
  *    1D: at least that fast (P1 nodal values superconverge: the measured order is 4);
- *  - bad arguments are refused with PM_ERR_ARG.
+ *  - bad arguments are refused with PM_ERR_ARG, an operator of another mesh by the set-up;
+ *  - the JSON view names the geometric levels.
  * Prints the iterations per K. */
 #include <math.h>
 #include <mpi.h>
@@ -110,6 +111,26 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
          info.geometric);
   EXPECT(info.cycles == rm.iterations + 1, "K = %d: %ld cycles for %d iterations", K, info.cycles, rm.iterations);
   if (g_rank == 0 && K == 3 && !g_fail) pm_pc_view(mg, stdout, 0);
+  if (g_rank == 0 && K == 2) {
+    FILE *f = tmpfile();
+    char text[4096] = "";
+    EXPECT(f && pm_pc_view(mg, f, 1), "no JSON view");
+    if (f) {
+      rewind(f);
+      size_t got = fread(text, 1, sizeof text - 1, f);
+      text[got] = 0;
+      fclose(f);
+    }
+    EXPECT(strstr(text, "\"geometric\": 2") && strstr(text, "\"galerkin\""), "JSON view: %s", text);
+  }
+  if (K == 1) {
+    /* An operator of the wrong mesh (K = 1 for a K = 2 hierarchy) is refused on every rank. */
+    pm_pc_t *bad = NULL;
+    OK(pm_pc_create_mg(3, (const pm_local_t *const *)meshes, (const pm_refine_parents_t *const *)parents, NULL, &bad));
+    EXPECT(pm_pc_setup(bad, a, halo) != PM_OK, "MG set up from the operator of another mesh");
+    pm_error_clear();
+    pm_pc_destroy(&bad);
+  }
   /* The same preconditioners (set up) to a tight tolerance: the two solutions must agree. */
   solve(a, halo, mg, b, u0, xm, np, 1e-12);
   solve(a, halo, amg, b, u0, xa, np, 1e-12);
