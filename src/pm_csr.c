@@ -118,7 +118,8 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
       if (c == i) continue;
       PM_TRY_CHECK(c < np, PM_ERR_INCONSISTENT,
                    "row of node %lld couples to node %lld, which is neither internal nor external here: the partition "
-                   "was made with --halo edge but the scheme needs --halo element",
+                   "was made with the edge halo (nodes joined by an edge) but the scheme needs the element halo (nodes "
+                   "sharing an element)",
                    (long long)l->gid[i], (long long)l->gid[c]);
       a->item[w++] = c;
     }

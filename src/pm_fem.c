@@ -1,85 +1,15 @@
-/* pm_fem.c - element and finite-difference assembly, boundary conditions, expressions. */
+/* pm_fem.c - element and finite-difference assembly, boundary conditions. */
 #include "pmesh/pm_fem.h"
 
 #include <math.h>
-#include <matheval.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_problem_int.h"
 #include "pm_util.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_msh.h"
-
-/* ---------------------------------------------------------------- expressions */
-
-struct pm_expr {
-  void *ev;     /* libmatheval evaluator, NULL for a constant */
-  double value; /* the constant */
-};
-
-int pm_expr_create(const char *text, pm_expr_t **expr) {
-  pm_expr_t *e = NULL;
-  char *copy = NULL;
-  *expr = NULL;
-  PM_CALL(PM_CALLOC(e, 1, "expression"));
-  if (pm_strdup(text, &copy)) {
-    free(e);
-    return PM_ERR_MEMORY;
-  }
-  e->ev = evaluator_create(copy);
-  free(copy);
-  if (!e->ev) {
-    free(e);
-    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                        "cannot parse the expression '%s' (use x, y, z, numbers, + - * / ^, sin cos exp log sqrt "
-                        "..., pi, e)",
-                        text);
-  }
-  char **names;
-  int n;
-  evaluator_get_variables(e->ev, &names, &n);
-  for (int i = 0; i < n; i++) {
-    if (strcmp(names[i], "x") && strcmp(names[i], "y") && strcmp(names[i], "z")) {
-      int ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                              "the expression '%s' uses the variable '%s'; only x, y and z are defined", text,
-                              names[i]);
-      evaluator_destroy(e->ev);
-      free(e);
-      return ierr;
-    }
-  }
-  if (n == 0) {
-    static char vx[] = "x";
-    char *vn[] = {vx};
-    double vv[] = {0.0};
-    e->value = evaluator_evaluate(e->ev, 1, vn, vv);
-    evaluator_destroy(e->ev);
-    e->ev = NULL;
-    if (!isfinite(e->value)) {
-      free(e);
-      return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the expression '%s' is not a finite number", text);
-    }
-  }
-  *expr = e;
-  return PM_OK;
-}
-
-double pm_expr_eval(const pm_expr_t *e, double x, double y, double z) {
-  if (!e->ev) return e->value;
-  static char vx[] = "x", vy[] = "y", vz[] = "z";
-  static char *names[] = {vx, vy, vz};
-  double v[3] = {x, y, z};
-  return evaluator_evaluate(e->ev, 3, names, v);
-}
-
-int pm_expr_is_const(const pm_expr_t *e) { return e->ev == NULL; }
-
-void pm_expr_destroy(pm_expr_t **expr) {
-  if (!expr || !*expr) return;
-  if ((*expr)->ev) evaluator_destroy((*expr)->ev);
-  free(*expr);
-  *expr = NULL;
-}
 
 int pm_fem_find_group(const pm_local_t *l, const char *name) {
   for (int g = 0; g < l->n_groups; g++)
@@ -251,29 +181,30 @@ static int add_entry(pm_csr_t *a, const pm_local_t *l, int32_t row, int32_t col,
 }
 
 /* Per element: the expression that applies (default, then group overrides in order). */
-static int per_element(const pm_local_t *l, int n, const pm_group_value_t *gv, pm_expr_t **ex, const pm_expr_t **out,
+static int per_element(const pm_local_t *l, const pm_problem_list_t *list, pm_expr_t **ex, const pm_expr_t **out,
                        const char *what) {
+  const pm_problem_entry_t *gv = list->e;
   for (int32_t e = 0; e < l->n_elems; e++) out[e] = NULL;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < list->n; i++) {
     if (!gv[i].group) {
       for (int32_t e = 0; e < l->n_elems; e++) out[e] = ex[i];
       continue;
     }
     int g = pm_fem_find_group(l, gv[i].group);
-    PM_CHECK(g >= 0, PM_ERR_ARG, "%s: no group named '%s'", what, gv[i].group);
+    PM_CHECK(g >= 0, PM_ERR_ARG, "the %s on '%s': no group of that name", what, gv[i].group);
     for (int32_t k = 0; k < l->groups[g].n_elems; k++) out[l->groups[g].elems[k]] = ex[i];
   }
   return PM_OK;
 }
 
-static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a,
-                        double *b) {
+static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_problem_list_t *src,
+                        const pm_problem_list_t *cond, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a, double *b) {
   int ierr = PM_OK;
   const pm_expr_t **fe = NULL, **ke = NULL;
   PM_TRY(PM_MALLOC(fe, l->n_elems, "sources"));
   PM_TRY(PM_MALLOC(ke, l->n_elems, "conductivities"));
-  PM_TRY(per_element(l, pr->n_source, pr->source, fx, fe, "--source"));
-  PM_TRY(per_element(l, pr->n_conductivity, pr->conductivity, kx, ke, "--conductivity"));
+  PM_TRY(per_element(l, src, fx, fe, "source"));
+  PM_TRY(per_element(l, cond, kx, ke, "conductivity"));
   int32_t n = l->n_internal;
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
@@ -303,15 +234,15 @@ cleanup:
 
 /* The 5-point scheme: each unknown node needs two neighbours along x and two along y at equal
  * distances (a structured grid); a_ij = -k(midpoint)/h_ij^2, d_i = sum k/h^2, b_i = f(x_i). */
-static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a,
-                         double *b, const char *fixed) {
-  PM_CHECK(pr->n_neumann == 0, PM_ERR_ARG, "--scheme fdm5 takes Dirichlet conditions only (no --neumann)");
-  for (int i = 0; i < pr->n_source; i++)
-    PM_CHECK(!pr->source[i].group, PM_ERR_ARG, "--scheme fdm5 takes one source for the whole grid (no GROUP=)");
-  for (int i = 0; i < pr->n_conductivity; i++)
-    PM_CHECK(!pr->conductivity[i].group, PM_ERR_ARG, "--scheme fdm5 takes one conductivity (no GROUP=)");
-  PM_CHECK(pr->n_source > 0 && pr->n_conductivity > 0, PM_ERR_ARG, "no source or conductivity given");
-  const pm_expr_t *f = fx[pr->n_source - 1], *k = kx[pr->n_conductivity - 1];
+static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, const pm_problem_list_t *src,
+                         const pm_problem_list_t *cond, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a, double *b,
+                         const char *fixed) {
+  PM_CHECK(pr->neumann.n == 0, PM_ERR_ARG, "the fdm5 scheme takes Dirichlet conditions only (no Neumann flux)");
+  for (int i = 0; i < src->n; i++)
+    PM_CHECK(!src->e[i].group, PM_ERR_ARG, "the fdm5 scheme takes one source for the whole grid (no group)");
+  for (int i = 0; i < cond->n; i++)
+    PM_CHECK(!cond->e[i].group, PM_ERR_ARG, "the fdm5 scheme takes one conductivity for the whole grid (no group)");
+  const pm_expr_t *f = fx[src->n - 1], *k = kx[cond->n - 1];
   for (int32_t i = 0; i < a->n; i++) {
     const double *xi = l->xyz + 3 * i;
     double fv, kv, mid[3];
@@ -324,12 +255,12 @@ static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t 
       double dx = xj[0] - xi[0], dy = xj[1] - xi[1], h = sqrt(dx * dx + dy * dy);
       int along_x = fabs(dy) <= 1e-12 * h, along_y = fabs(dx) <= 1e-12 * h;
       PM_CHECK(h > 0 && (along_x || along_y), PM_ERR_ARG,
-               "--scheme fdm5: nodes %lld and %lld are not on a grid line: the 5-point scheme needs an axis-aligned "
+               "fdm5 scheme: nodes %lld and %lld are not on a grid line: the 5-point scheme needs an axis-aligned "
                "structured grid of quadrangles (meshgen grid)",
                (long long)l->gid[i], (long long)l->gid[a->item[q]]);
       double *hh = along_x ? &hx : &hy;
       PM_CHECK(*hh < 0 || fabs(*hh - h) <= 1e-9 * h, PM_ERR_ARG,
-               "--scheme fdm5: node %lld has unequal grid spacings %g and %g", (long long)l->gid[i], *hh, h);
+               "fdm5 scheme: node %lld has unequal grid spacings %g and %g", (long long)l->gid[i], *hh, h);
       *hh = h;
       nx += along_x;
       ny += along_y;
@@ -339,7 +270,7 @@ static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t 
       a->d[i] += kv / (h * h);
     }
     PM_CHECK(fixed[i] || (nx == 2 && ny == 2), PM_ERR_ARG,
-             "--scheme fdm5: node %lld at (%g, %g) has %d grid neighbours along x and %d along y but no Dirichlet "
+             "fdm5 scheme: node %lld at (%g, %g) has %d grid neighbours along x and %d along y but no Dirichlet "
              "value: put a Dirichlet condition on the whole boundary of the grid",
              (long long)l->gid[i], xi[0], xi[1], nx, ny);
   }
@@ -347,12 +278,12 @@ static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, pm_expr_t 
 }
 
 static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double *b) {
-  for (int i = 0; i < pr->n_neumann; i++) {
-    int g = pm_fem_find_group(l, pr->neumann[i].group);
-    PM_CHECK(g >= 0, PM_ERR_ARG, "--neumann: no group named '%s'", pr->neumann[i].group);
+  for (int i = 0; i < pr->neumann.n; i++) {
+    int g = pm_fem_find_group(l, pr->neumann.e[i].group);
+    PM_CHECK(g >= 0, PM_ERR_ARG, "the Neumann flux on '%s': no group of that name", pr->neumann.e[i].group);
     const pm_local_group_t *G = &l->groups[g];
     pm_expr_t *ex = NULL;
-    PM_CALL(pm_expr_create(pr->neumann[i].expr, &ex));
+    PM_CALL(pm_expr_create_value(pr->neumann.e[i].value, &ex));
     int ierr = PM_OK;
     for (int32_t f = 0; f < G->n_faces && !ierr; f++) {
       int32_t k0 = G->face_ptr[f];
@@ -376,10 +307,11 @@ static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double *b) {
           if (!ierr && n1 < l->n_internal) b[n1] += 0.5 * L * v * gq[q];
         }
       } else {
-        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                            "--neumann %s: the group has %d-node faces; Neumann fluxes go on boundary lines (2D) or "
-                            "end points (1D)",
-                            G->name, nv);
+        ierr =
+            pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                         "the Neumann flux on '%s': the group has %d-node faces; fluxes go on boundary lines (2D) or "
+                         "end points (1D)",
+                         G->name, nv);
       }
     }
     pm_expr_destroy(&ex);
@@ -393,10 +325,11 @@ int pm_fem_dirichlet(const pm_local_t *l, const pm_problem_t *pr, char *fixed, d
   int32_t np = l->n_total;
   pm_expr_t *dx = NULL;
   memset(fixed, 0, (size_t)np);
-  for (int i = 0; i < pr->n_dirichlet; i++) {
-    int g = pm_fem_find_group(l, pr->dirichlet[i].group);
-    PM_TRY_CHECK(g >= 0, PM_ERR_ARG, "--dirichlet: no group named '%s'", pr->dirichlet[i].group);
-    PM_TRY(pm_expr_create(pr->dirichlet[i].expr, &dx));
+  for (int i = 0; i < pr->dirichlet.n; i++) {
+    int g = pm_fem_find_group(l, pr->dirichlet.e[i].group);
+    PM_TRY_CHECK(g >= 0, PM_ERR_ARG, "the Dirichlet condition on '%s': no group of that name",
+                 pr->dirichlet.e[i].group);
+    PM_TRY(pm_expr_create_value(pr->dirichlet.e[i].value, &dx));
     const pm_local_group_t *G = &l->groups[g];
     for (int32_t k = 0; k < G->n_nodes; k++) {
       int32_t v = G->nodes[k];
@@ -417,8 +350,8 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
   memset(m->amat, 0, (size_t)m->index[n] * sizeof *m->amat);
   if (pr->scheme == PM_SCHEME_FDM5) {
     PM_CHECK(kind == PM_MASS_LUMPED, PM_ERR_ARG,
-             "--scheme fdm5 has no consistent mass matrix (its mass is the nodal value, the identity): use "
-             "--mass lumped");
+             "the fdm5 scheme has no consistent mass matrix (its mass is the nodal value, the identity): use "
+             "the lumped mass");
     for (int32_t i = 0; i < n; i++) m->d[i] = 1.0;
     return PM_OK;
   }
@@ -448,6 +381,9 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
   return PM_OK;
 }
 
+/* The defaults (read only, but the list type is not const). */
+static pm_problem_entry_t default_source = {NULL, {"0", NULL, NULL}}, default_cond = {NULL, {"1", NULL, NULL}};
+
 /* Steady (m == NULL) or backward-Euler assembly, then the symmetric elimination. */
 static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, pm_csr_t *a, pm_csr_t *m,
                     double *b, double *u, int64_t *n_fixed) {
@@ -455,14 +391,16 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
   int32_t n = l->n_internal, np = l->n_total;
   pm_expr_t **fx = NULL, **kx = NULL;
   char *fixed = NULL;
-  PM_CHECK(pr->n_source > 0 && pr->n_conductivity > 0, PM_ERR_ARG, "a source and a conductivity are needed");
   PM_CHECK(!m || (dt > 0 && isfinite(dt)), PM_ERR_ARG, "the time step %g is not a positive finite number", dt);
   PM_CHECK(!m || (m->n == a->n && m->index[n] == a->index[n]), PM_ERR_ARG,
            "the mass matrix needs the structure of the system matrix");
-  PM_TRY(PM_CALLOC(fx, pr->n_source, "sources"));
-  PM_TRY(PM_CALLOC(kx, pr->n_conductivity, "conductivities"));
-  for (int i = 0; i < pr->n_source; i++) PM_TRY(pm_expr_create(pr->source[i].expr, &fx[i]));
-  for (int i = 0; i < pr->n_conductivity; i++) PM_TRY(pm_expr_create(pr->conductivity[i].expr, &kx[i]));
+  /* Without any source or conductivity: f = 0, k = 1 everywhere. */
+  const pm_problem_list_t src = pr->source.n ? pr->source : (pm_problem_list_t){1, 1, &default_source};
+  const pm_problem_list_t cond = pr->conductivity.n ? pr->conductivity : (pm_problem_list_t){1, 1, &default_cond};
+  PM_TRY(PM_CALLOC(fx, src.n, "sources"));
+  PM_TRY(PM_CALLOC(kx, cond.n, "conductivities"));
+  for (int i = 0; i < src.n; i++) PM_TRY(pm_expr_create_value(src.e[i].value, &fx[i]));
+  for (int i = 0; i < cond.n; i++) PM_TRY(pm_expr_create_value(cond.e[i].value, &kx[i]));
   memset(b, 0, (size_t)n * sizeof *b);
   memset(u, 0, (size_t)np * sizeof *u);
   memset(a->d, 0, (size_t)n * sizeof *a->d);
@@ -472,9 +410,9 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
   PM_TRY(PM_CALLOC(fixed, np, "Dirichlet marks"));
   PM_TRY(pm_fem_dirichlet(l, pr, fixed, u));
   if (pr->scheme == PM_SCHEME_FDM5) {
-    PM_TRY(assemble_fdm5(l, pr, fx, kx, a, b, fixed));
+    PM_TRY(assemble_fdm5(l, pr, &src, &cond, fx, kx, a, b, fixed));
   } else {
-    PM_TRY(assemble_fem(l, pr, fx, kx, a, b));
+    PM_TRY(assemble_fem(l, pr, &src, &cond, fx, kx, a, b));
     PM_TRY(add_neumann(l, pr, b));
   }
   if (m) { /* a = M/dt + K: the same structure, entry by entry */
@@ -512,9 +450,9 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
   *n_fixed = nf;
 cleanup:
   if (fx)
-    for (int i = 0; i < pr->n_source; i++) pm_expr_destroy(&fx[i]);
+    for (int i = 0; i < src.n; i++) pm_expr_destroy(&fx[i]);
   if (kx)
-    for (int i = 0; i < pr->n_conductivity; i++) pm_expr_destroy(&kx[i]);
+    for (int i = 0; i < cond.n; i++) pm_expr_destroy(&kx[i]);
   free(fx);
   free(kx);
   free(fixed);

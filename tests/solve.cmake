@@ -40,3 +40,6 @@ foreach(np IN ITEMS 1 3)
            cg_grid.msh --halo edge WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(test_cg_fdm5_np${np} PROPERTIES TIMEOUT 120 LABELS "unit;solve" FIXTURES_REQUIRED cg_grid)
 endforeach()
+
+# A run through the library with the problem defined in C (callbacks and strings), 1 to 4 ranks.
+pmesh_unit(test_run test_run.c NP 1 2 3 4 LABELS "solve;run" ARGS ${PMESH_MESHES}/square.msh TIMEOUT 120)

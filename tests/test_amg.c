@@ -31,6 +31,7 @@
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
+#include "pmesh/pm_problem.h"
 
 static int g_rank, g_fail;
 
@@ -294,14 +295,19 @@ int main(int argc, char **argv) {
   pm_halo_t *halo = NULL;
   OK(pm_halo_create(comm, local, pm_exchange_default(), &halo));
   const char *exact = dim == 1 ? "x^2" : "x^2 + y^2";
-  pm_group_value_t src = {NULL, "1 + x"}, cond = {NULL, "1 + x*x"}, dir = {"boundary", exact};
-  pm_problem_t prob = {fdm ? PM_SCHEME_FDM5 : PM_SCHEME_FEM, 1.0, 1, 1, &src, &cond, 1, 0, &dir, NULL};
+  pm_problem_t *prob = NULL;
+  OK(pm_problem_create(&prob));
+  OK(pm_problem_set_scheme(prob, fdm ? PM_SCHEME_FDM5 : PM_SCHEME_FEM));
+  OK(pm_problem_set_source(prob, NULL, pm_value_expr("1 + x")));
+  OK(pm_problem_set_conductivity(prob, NULL, pm_value_expr("1 + x*x")));
+  OK(pm_problem_add_dirichlet(prob, "boundary", pm_value_expr(exact)));
   pm_csr_t *a = NULL;
   int32_t n = local->n_internal, np = local->n_total + local->n_aux;
   double *b = calloc((size_t)n + 1, sizeof *b), *u0 = calloc((size_t)np + 1, sizeof *u0);
   int64_t nfixed = 0;
   OK(pm_csr_create(local, fdm, &a));
-  OK(pm_fem_assemble(local, &prob, a, b, u0, &nfixed));
+  OK(pm_fem_assemble(local, prob, a, b, u0, &nfixed));
+  pm_problem_destroy(&prob);
 
   test_pieces(comm, a, halo);
   test_options();

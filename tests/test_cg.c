@@ -134,15 +134,19 @@ int main(int argc, char **argv) {
   pm_halo_t *halo = NULL;
   OK(pm_halo_create(comm, local, pm_exchange_default(), &halo));
   const char *exact = dim == 1 ? "x^2" : "x^2 + y^2";
-  pm_group_value_t src = {NULL, dim == 1 ? "-2" : "-4"}, cond = {NULL, "1"}, dir = {"boundary", exact};
-  pm_problem_t prob = {fdm ? PM_SCHEME_FDM5 : PM_SCHEME_FEM, 1.0, 1, 1, &src, &cond, 1, 0, &dir, NULL};
+  pm_problem_t *prob = NULL;
+  OK(pm_problem_create(&prob));
+  OK(pm_problem_set_scheme(prob, fdm ? PM_SCHEME_FDM5 : PM_SCHEME_FEM));
+  OK(pm_problem_set_source(prob, NULL, pm_value_expr(dim == 1 ? "-2" : "-4")));
+  OK(pm_problem_add_dirichlet(prob, "boundary", pm_value_expr(exact)));
   pm_csr_t *a = NULL;
   int32_t n = local->n_internal, np = local->n_total + local->n_aux;
   double *b = calloc((size_t)n + 1, sizeof *b), *u0 = calloc((size_t)np + 1, sizeof *u0);
   double *x[3];
   int64_t nfixed = 0;
   OK(pm_csr_create(local, fdm, &a));
-  OK(pm_fem_assemble(local, &prob, a, b, u0, &nfixed));
+  OK(pm_fem_assemble(local, prob, a, b, u0, &nfixed));
+  pm_problem_destroy(&prob);
 
   pm_cg_options_t opt = {1e-10, 10000, 0, NULL};
   pm_cg_result_t res[3];

@@ -37,6 +37,7 @@
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_msh.h"
+#include "pmesh/pm_problem.h"
 
 static long g_fail, g_checks;
 
@@ -213,38 +214,32 @@ static void run_free(run_t *r) {
 /* Steady assembly (m == NULL) or backward Euler (kind, dt); returns pm_fem's code. */
 static int assemble(const pm_local_t *l, const pm_problem_t *pr, int transient, pm_mass_t kind, double dt, run_t *r) {
   memset(r, 0, sizeof *r);
-  OK(pm_csr_create(l, pr->scheme == PM_SCHEME_FDM5, &r->a));
+  int fdm = pm_problem_scheme(pr) == PM_SCHEME_FDM5;
+  OK(pm_csr_create(l, fdm, &r->a));
   r->b = xcalloc((size_t)l->n_internal, sizeof *r->b);
   r->u = xcalloc((size_t)l->n_total, sizeof *r->u);
   if (!transient) return pm_fem_assemble(l, pr, r->a, r->b, r->u, &r->n_fixed);
-  OK(pm_csr_create(l, pr->scheme == PM_SCHEME_FDM5, &r->m));
+  OK(pm_csr_create(l, fdm, &r->m));
   return pm_fem_assemble_transient(l, pr, kind, dt, r->a, r->m, r->b, r->u, &r->n_fixed);
 }
 
-/* A problem with one source and one conductivity for the whole mesh. */
-typedef struct prob {
-  pm_group_value_t src, cond;
-  pm_problem_t p;
-} prob_t;
-
-static void prob_init(prob_t *q, const char *f, const char *k, double area) {
-  memset(q, 0, sizeof *q);
-  q->src.expr = f;
-  q->cond.expr = k;
-  q->p.scheme = PM_SCHEME_FEM;
-  q->p.area = area;
-  q->p.n_source = q->p.n_conductivity = 1;
-  q->p.source = &q->src;
-  q->p.conductivity = &q->cond;
+/* A fresh FEM problem with one source and one conductivity for the whole mesh, in place of *q
+ * (destroyed first; NULL the first time): each case builds its own. */
+static void prob_init(pm_problem_t **q, const char *f, const char *k, double area) {
+  pm_problem_destroy(q);
+  OK(pm_problem_create(q));
+  OK(pm_problem_set_area(*q, area));
+  OK(pm_problem_set_source(*q, NULL, pm_value_expr(f)));
+  OK(pm_problem_set_conductivity(*q, NULL, pm_value_expr(k)));
 }
 
 /* Stiffness, load and both mass matrices of a mesh. */
-static void check_element(const char *what, const pm_local_t *l, const prob_t *q, const double *K, double kscale,
+static void check_element(const char *what, const pm_local_t *l, const pm_problem_t *q, const double *K, double kscale,
                           const double *F, double fscale, const double *M, double mscale, const double *ML) {
   char w[200];
   int32_t n = l->n_internal;
   run_t r;
-  OK(assemble(l, &q->p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   snprintf(w, sizeof w, "%s: stiffness", what);
   expect_matrix(w, r.a, n, K, kscale);
   snprintf(w, sizeof w, "%s: load", what);
@@ -254,10 +249,10 @@ static void check_element(const char *what, const pm_local_t *l, const prob_t *q
   if (M) {
     pm_csr_t *m = NULL;
     OK(pm_csr_create(l, 0, &m));
-    OK(pm_fem_mass(l, &q->p, PM_MASS_CONSISTENT, m));
+    OK(pm_fem_mass(l, q, PM_MASS_CONSISTENT, m));
     snprintf(w, sizeof w, "%s: consistent mass", what);
     expect_matrix(w, m, n, M, mscale);
-    OK(pm_fem_mass(l, &q->p, PM_MASS_LUMPED, m)); /* overwrites the values */
+    OK(pm_fem_mass(l, q, PM_MASS_LUMPED, m)); /* overwrites the values */
     snprintf(w, sizeof w, "%s: lumped mass", what);
     double *diag = xcalloc((size_t)n * n, sizeof *diag);
     for (int32_t i = 0; i < n; i++) diag[i * n + i] = ML[i];
@@ -275,9 +270,10 @@ static void test_line(void) {
   const double xy[2][2] = {{0, 0}, {0.3, 0.4}};
   const double K[] = {1, -1, -1, 1}, F[] = {1, 1}, M[] = {2, 1, 1, 2}, ML[] = {0.5, 0.5};
   pm_local_t *l = make_element(PM_MSH_LINE, 2, xy);
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "3", 2.0);
-  check_element("line", l, &q, K, 3 * 2 / 0.5, F, 2 * 0.5 / 2, M, 2 * 0.5 / 6, ML);
+  check_element("line", l, q, K, 3 * 2 / 0.5, F, 2 * 0.5 / 2, M, 2 * 0.5 / 6, ML);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -286,20 +282,20 @@ static void test_triangles(void) {
   const double K[] = {2, -1, -1, -1, 1, 0, -1, 0, 1}, F[] = {1, 1, 1}, M[] = {2, 1, 1, 1, 2, 1, 1, 1, 2};
   const double ML[] = {1.0 / 6, 1.0 / 6, 1.0 / 6};
   pm_local_t *l = make_element(PM_MSH_TRI, 3, xy);
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "1", 1.0);
-  check_element("P1 (0,0) (1,0) (0,1)", l, &q, K, 0.5, F, 1.0 / 6, M, 1.0 / 24, ML);
+  check_element("P1 (0,0) (1,0) (0,1)", l, q, K, 0.5, F, 1.0 / 6, M, 1.0 / 24, ML);
   /* f = x: b_i = area/12 (x_i + sum x) = (1/24) (1, 2, 1) */
   prob_init(&q, "x", "1", 1.0);
   const double Fx[] = {1, 2, 1};
-  check_element("P1, f = x", l, &q, K, 0.5, Fx, 1.0 / 24, NULL, 0, NULL);
+  check_element("P1, f = x", l, q, K, 0.5, Fx, 1.0 / 24, NULL, 0, NULL);
   pm_local_destroy(&l);
 
   /* Clockwise: (0,0) (0,1) (1,0); the right angle still at the first node. */
   const double cw[3][2] = {{0, 0}, {0, 1}, {1, 0}};
   l = make_element(PM_MSH_TRI, 3, cw);
   prob_init(&q, "1", "1", 1.0);
-  check_element("P1 clockwise", l, &q, K, 0.5, F, 1.0 / 6, M, 1.0 / 24, ML);
+  check_element("P1 clockwise", l, q, K, 0.5, F, 1.0 / 6, M, 1.0 / 24, ML);
   pm_local_destroy(&l);
 
   /* (0,0) (2,0) (0,1), area 1, k = 2: b = (-1, 1, 0), c = (-2, 0, 2),
@@ -308,7 +304,8 @@ static void test_triangles(void) {
   const double K2[] = {5, -1, -4, -1, 1, 0, -4, 0, 4}, ML2[] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
   l = make_element(PM_MSH_TRI, 3, xy2);
   prob_init(&q, "1", "2", 1.0);
-  check_element("P1 (0,0) (2,0) (0,1), k = 2", l, &q, K2, 0.5, F, 1.0 / 3, M, 1.0 / 12, ML2);
+  check_element("P1 (0,0) (2,0) (0,1), k = 2", l, q, K2, 0.5, F, 1.0 / 3, M, 1.0 / 12, ML2);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -320,9 +317,9 @@ static void test_quads(void) {
   const double K1[] = {4, -1, -2, -1, -1, 4, -1, -2, -2, -1, 4, -1, -1, -2, -1, 4};
   const double sq[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}}, ML1[] = {0.25, 0.25, 0.25, 0.25};
   pm_local_t *l = make_element(PM_MSH_QUAD, 4, sq);
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "1", 1.0);
-  check_element("Q1 unit square", l, &q, K1, 1.0 / 6, F, 0.25, M, 1.0 / 36, ML1);
+  check_element("Q1 unit square", l, q, K1, 1.0 / 6, F, 0.25, M, 1.0 / 36, ML1);
   pm_local_destroy(&l);
   /* A 2 x 1 rectangle, k = 3: K = 3 (1/12 Kx + 2/6 Ky). */
   const double rect[4][2] = {{0, 0}, {2, 0}, {2, 1}, {0, 1}}, ML2[] = {0.5, 0.5, 0.5, 0.5};
@@ -330,7 +327,8 @@ static void test_quads(void) {
   for (int i = 0; i < 16; i++) K2[i] = 3 * (Kx[i] / 12 + Ky[i] / 3);
   l = make_element(PM_MSH_QUAD, 4, rect);
   prob_init(&q, "1", "3", 1.0);
-  check_element("Q1 2 x 1 rectangle, k = 3", l, &q, K2, 1.0, F, 0.5, M, 2.0 / 36, ML2);
+  check_element("Q1 2 x 1 rectangle, k = 3", l, q, K2, 1.0, F, 0.5, M, 2.0 / 36, ML2);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -341,10 +339,10 @@ static void test_quads(void) {
  * (2x2 Gauss integrates a bilinear map's integrands exactly). */
 static void check_patch(const char *what, int8_t type, int32_t nv, const double (*xy)[2]) {
   pm_local_t *l = make_element(type, nv, xy);
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "1", 1.0);
   run_t r;
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   double m[16];
   dense(r.a, m);
   for (int32_t a = 0; a < nv; a++) {
@@ -363,6 +361,7 @@ static void check_patch(const char *what, int8_t type, int32_t nv, const double 
            -(next[0] - prev[0]) / 2);
   }
   run_free(&r);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -377,18 +376,18 @@ static void test_patches(void) {
   const double ML[] = {0.25, 0.25, 0.25, 0.25};
   pm_local_t *l = make_element(PM_MSH_QUAD, 4, para);
   pm_csr_t *m = NULL;
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "1", 1.0);
   OK(pm_csr_create(l, 0, &m));
-  OK(pm_fem_mass(l, &q.p, PM_MASS_CONSISTENT, m));
+  OK(pm_fem_mass(l, q, PM_MASS_CONSISTENT, m));
   expect_matrix("Q1 parallelogram: consistent mass", m, 4, M, 1.0 / 36);
-  OK(pm_fem_mass(l, &q.p, PM_MASS_LUMPED, m));
+  OK(pm_fem_mass(l, q, PM_MASS_LUMPED, m));
   double diag[16] = {0};
   for (int i = 0; i < 4; i++) diag[5 * i] = ML[i];
   expect_matrix("Q1 parallelogram: lumped mass", m, 4, diag, 1.0);
   pm_csr_destroy(&m);
   run_t r;
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   expect_vector("Q1 parallelogram: load", r.b, 4, F, 0.25);
   run_free(&r);
   pm_local_destroy(&l);
@@ -397,9 +396,10 @@ static void test_patches(void) {
   const double c = 0.86602540378443864676, s = 0.5;
   const double rot[4][2] = {{0, 0}, {c, s}, {c - s, s + c}, {-s, c}};
   l = make_element(PM_MSH_QUAD, 4, rot);
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   expect_matrix("Q1 unit square turned by 30 degrees", r.a, 4, K1, 1.0 / 6);
   run_free(&r);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -412,9 +412,10 @@ static void test_two_triangles(void) {
   pm_local_t *l = make_mesh(4, xy, 2, type, ptr, node);
   const double K[] = {2, -1, 0, -1, -1, 2, -1, 0, 0, -1, 2, -1, -1, 0, -1, 2};
   const double F[] = {2, 1, 2, 1}; /* times 1/6: each triangle gives area/3 = 1/6 to its nodes */
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "1", 1.0);
-  check_element("two triangles", l, &q, K, 0.5, F, 1.0 / 6, NULL, 0, NULL);
+  check_element("two triangles", l, q, K, 0.5, F, 1.0 / 6, NULL, 0, NULL);
+  pm_problem_destroy(&q);
   /* The shared diagonal's entries exist (they are 0 here) and the other diagonal's do not. */
   pm_csr_t *a = NULL;
   OK(pm_csr_create(l, 0, &a));
@@ -444,29 +445,35 @@ static pm_local_t *bar3(void) {
 static void test_groups_and_dirichlet(void) {
   pm_local_t *l = bar3();
   /* Conductivity 1, then 4 on element 1 ("right"); source 1, then 0 on "right". */
-  pm_group_value_t cond[] = {{NULL, "1"}, {"right", "4"}}, src[] = {{NULL, "1"}, {"right", "0"}};
-  pm_problem_t p = {
-      .scheme = PM_SCHEME_FEM, .area = 1, .n_source = 2, .n_conductivity = 2, .source = src, .conductivity = cond};
+  pm_problem_t *p = NULL;
+  OK(pm_problem_create(&p));
+  OK(pm_problem_set_conductivity(p, NULL, pm_value_expr("1")));
+  OK(pm_problem_set_conductivity(p, "right", pm_value_expr("4")));
+  OK(pm_problem_set_source(p, NULL, pm_value_expr("1")));
+  OK(pm_problem_set_source(p, "right", pm_value_expr("0")));
   run_t r;
-  OK(assemble(l, &p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(assemble(l, p, 0, PM_MASS_CONSISTENT, 0, &r));
   const double K[] = {1, -1, 0, -1, 5, -4, 0, -4, 4}, F[] = {0.5, 0.5, 0};
   expect_matrix("bar with group values: stiffness", r.a, 3, K, 1.0);
   expect_vector("bar with group values: load", r.b, 3, F, 1.0);
   run_free(&r);
   /* A later group value that names no group is refused. */
-  pm_group_value_t bad[] = {{NULL, "1"}, {"nosuch", "2"}};
-  p.conductivity = bad;
-  expect_error("conductivity on a missing group", assemble(l, &p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
-               "no group named 'nosuch'");
+  pm_problem_destroy(&p);
+  OK(pm_problem_create(&p));
+  OK(pm_problem_set_conductivity(p, NULL, pm_value_expr("1")));
+  OK(pm_problem_set_conductivity(p, "nosuch", pm_value_expr("2")));
+  OK(pm_problem_set_source(p, NULL, pm_value_expr("1")));
+  OK(pm_problem_set_source(p, "right", pm_value_expr("0")));
+  expect_error("conductivity on a missing group", assemble(l, p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+               "the conductivity on 'nosuch': no group of that name");
   run_free(&r);
+  pm_problem_destroy(&p);
 
   /* Dirichlet u = 2 on node 0: row 0 becomes (1 | 2); column 0 moves right: b_1 = 1 - (-1)(2). */
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "1", "1", 1.0);
-  pm_group_value_t dir = {"left", "2"};
-  q.p.n_dirichlet = 1;
-  q.p.dirichlet = &dir;
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(pm_problem_add_dirichlet(q, "left", pm_value_expr("2")));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   const double Kd[] = {1, 0, 0, 0, 2, -1, 0, -1, 1}, Fd[] = {2, 3, 0.5}, ud[] = {2, 0, 0};
   expect_matrix("bar, Dirichlet node 0: matrix", r.a, 3, Kd, 1.0);
   expect_vector("bar, Dirichlet node 0: right-hand side", r.b, 3, Fd, 1.0);
@@ -475,7 +482,7 @@ static void test_groups_and_dirichlet(void) {
   run_free(&r);
 
   /* Backward Euler, dt = 0.5: a = 2M + K, M = 1/6 [[2,1,0],[1,4,1],[0,1,2]]; b_1 = 1 - (1/3 - 1) 2. */
-  OK(assemble(l, &q.p, 1, PM_MASS_CONSISTENT, 0.5, &r));
+  OK(assemble(l, q, 1, PM_MASS_CONSISTENT, 0.5, &r));
   const double Ac[] = {1, 0, 0, 0, 10.0 / 3, -2.0 / 3, 0, -2.0 / 3, 5.0 / 3}, bc[] = {2, 7.0 / 3, 0.5};
   expect_matrix("bar, backward Euler (consistent): M/dt + K", r.a, 3, Ac, 1.0);
   expect_vector("bar, backward Euler (consistent): b", r.b, 3, bc, 1.0);
@@ -486,7 +493,7 @@ static void test_groups_and_dirichlet(void) {
   expect_vector("bar, backward Euler (consistent): u", r.u, 3, ud, 1.0);
   run_free(&r);
   /* Lumped: M = diag(1/2, 1, 1/2). */
-  OK(assemble(l, &q.p, 1, PM_MASS_LUMPED, 0.5, &r));
+  OK(assemble(l, q, 1, PM_MASS_LUMPED, 0.5, &r));
   const double Al[] = {1, 0, 0, 0, 4, -1, 0, -1, 2}, bl[] = {2, 3, 0.5}, Ml[] = {1, 0, 0, 0, 1, 0, 0, 0, 0.5};
   expect_matrix("bar, backward Euler (lumped): M/dt + K", r.a, 3, Al, 1.0);
   expect_vector("bar, backward Euler (lumped): b", r.b, 3, bl, 1.0);
@@ -494,30 +501,30 @@ static void test_groups_and_dirichlet(void) {
   r.m->d[0] = 1;
   expect_matrix("bar, backward Euler (lumped): M", r.m, 3, Ml, 1.0);
   run_free(&r);
-  EXPECT(assemble(l, &q.p, 1, PM_MASS_LUMPED, 0.0, &r) == PM_ERR_ARG, "a time step 0 is accepted");
+  EXPECT(assemble(l, q, 1, PM_MASS_LUMPED, 0.0, &r) == PM_ERR_ARG, "a time step 0 is accepted");
   pm_error_clear();
   run_free(&r);
 
   /* pm_fem_dirichlet: later groups win ("ends" = 5 after "left" = 2). */
-  pm_group_value_t two[] = {{"left", "2"}, {"ends", "5"}};
-  q.p.n_dirichlet = 2;
-  q.p.dirichlet = two;
+  prob_init(&q, "1", "1", 1.0);
+  OK(pm_problem_add_dirichlet(q, "left", pm_value_expr("2")));
+  OK(pm_problem_add_dirichlet(q, "ends", pm_value_expr("5")));
   char fixed[3] = {9, 9, 9};
   double u[3] = {-1, -1, -1};
-  OK(pm_fem_dirichlet(l, &q.p, fixed, u));
+  OK(pm_fem_dirichlet(l, q, fixed, u));
   EXPECT(fixed[0] == 1 && fixed[1] == 0 && fixed[2] == 1, "pm_fem_dirichlet: marks %d %d %d", fixed[0], fixed[1],
          fixed[2]);
   EXPECT(u[0] == 5 && u[1] == -1 && u[2] == 5, "pm_fem_dirichlet: u = %g %g %g, expected 5 -1 5", u[0], u[1], u[2]);
-  pm_group_value_t nog = {"nosuch", "1"};
-  q.p.n_dirichlet = 1;
-  q.p.dirichlet = &nog;
-  expect_error("Dirichlet on a missing group", pm_fem_dirichlet(l, &q.p, fixed, u), PM_ERR_ARG,
-               "--dirichlet: no group named 'nosuch'");
+  prob_init(&q, "1", "1", 1.0);
+  OK(pm_problem_add_dirichlet(q, "nosuch", pm_value_expr("1")));
+  expect_error("Dirichlet on a missing group", pm_fem_dirichlet(l, q, fixed, u), PM_ERR_ARG,
+               "the Dirichlet condition on 'nosuch': no group of that name");
 
   double w[3], ww[] = {0.5, 1, 0.5};
   OK(pm_fem_node_weights(l, w));
   expect_vector("bar: node weights", w, 3, ww, 1.0);
   EXPECT(pm_fem_find_group(l, "xmax") == 2 && pm_fem_find_group(l, "nosuch") == -1, "pm_fem_find_group");
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -528,41 +535,41 @@ static void test_neumann(void) {
   const int32_t edge[] = {0, 1}, tri[] = {0, 1, 2};
   add_group(l, "bottom", 1, 2, edge, 1, 2, edge, 0, NULL);
   add_group(l, "bad", 1, 3, tri, 1, 3, tri, 0, NULL);
-  prob_t q;
+  pm_problem_t *q = NULL;
   prob_init(&q, "0", "1", 1.0);
-  pm_group_value_t g = {"bottom", "3"};
-  q.p.n_neumann = 1;
-  q.p.neumann = &g;
+  OK(pm_problem_add_neumann(q, "bottom", pm_value_expr("3")));
   run_t r;
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   const double b3[] = {3, 3, 0}; /* g L / 2 at each end, L = 2 */
   expect_vector("Neumann g = 3 on an edge", r.b, 3, b3, 1.0);
   run_free(&r);
-  g.expr = "x"; /* integral of x (1 - x/2) and x (x/2) over [0, 2] */
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  prob_init(&q, "0", "1", 1.0); /* g = x: integral of x (1 - x/2) and x (x/2) over [0, 2] */
+  OK(pm_problem_add_neumann(q, "bottom", pm_value_expr("x")));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   const double bx[] = {2.0 / 3, 4.0 / 3, 0};
   expect_vector("Neumann g = x on an edge", r.b, 3, bx, 1.0);
   run_free(&r);
-  g.group = "bad";
-  expect_error("Neumann on 3-node faces", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
-               "Neumann fluxes go on boundary lines (2D) or end points (1D)");
+  prob_init(&q, "0", "1", 1.0);
+  OK(pm_problem_add_neumann(q, "bad", pm_value_expr("x")));
+  expect_error("Neumann on 3-node faces", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+               "3-node faces; fluxes go on boundary lines (2D) or end points (1D)");
   run_free(&r);
-  g.group = "nosuch";
-  expect_error("Neumann on a missing group", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
-               "--neumann: no group named 'nosuch'");
+  prob_init(&q, "0", "1", 1.0);
+  OK(pm_problem_add_neumann(q, "nosuch", pm_value_expr("x")));
+  expect_error("Neumann on a missing group", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+               "the Neumann flux on 'nosuch': no group of that name");
   run_free(&r);
   pm_local_destroy(&l);
 
   /* 1D: the flux times the cross-section at the end point; with f = 1 the load adds A h / 2. */
   l = bar3();
   prob_init(&q, "1", "1", 2.0);
-  pm_group_value_t e = {"xmax", "5"};
-  q.p.n_neumann = 1;
-  q.p.neumann = &e;
-  OK(assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r));
+  OK(pm_problem_add_neumann(q, "xmax", pm_value_expr("5")));
+  OK(assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r));
   const double b1[] = {1, 2, 1 + 10};
   expect_vector("Neumann on the end of a bar, A = 2", r.b, 3, b1, 1.0);
   run_free(&r);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 
@@ -601,21 +608,24 @@ static double g_fd(double x, double y) {
   return 1 + x + 10 * y;
 } /* the Dirichlet values */
 
+/* The 5-point problem in place of *p: f = 2 + y, conductivity k, u = g_fd on "boundary" when
+ * `dirichlet`, a flux 1 on "boundary" when `flux`. */
+static void fdm5_problem(pm_problem_t **p, const char *k, int dirichlet, int flux) {
+  prob_init(p, "2+y", k, 1.0);
+  OK(pm_problem_set_scheme(*p, PM_SCHEME_FDM5));
+  if (dirichlet) OK(pm_problem_add_dirichlet(*p, "boundary", pm_value_expr("1+x+10*y")));
+  if (flux) OK(pm_problem_add_neumann(*p, "boundary", pm_value_expr("1")));
+}
+
 static void test_fdm5(void) {
   pm_local_t *l = grid4();
-  pm_group_value_t src = {NULL, "2+y"}, cond = {NULL, "1"}, dir = {"boundary", "1+x+10*y"};
-  pm_problem_t p = {.scheme = PM_SCHEME_FDM5,
-                    .area = 1,
-                    .n_source = 1,
-                    .n_conductivity = 1,
-                    .source = &src,
-                    .conductivity = &cond,
-                    .n_dirichlet = 1,
-                    .dirichlet = &dir};
+  pm_problem_t *p = NULL;
+  const char *kexpr = "1";
   for (int varying = 0; varying < 2; varying++) {
-    cond.expr = varying ? "1+x" : "1";
+    kexpr = varying ? "1+x" : "1";
+    fdm5_problem(&p, kexpr, 1, 0);
     run_t r;
-    OK(assemble(l, &p, 0, PM_MASS_CONSISTENT, 0, &r));
+    OK(assemble(l, p, 0, PM_MASS_CONSISTENT, 0, &r));
     EXPECT(r.n_fixed == 12, "fdm5: %lld fixed nodes, expected 12", (long long)r.n_fixed);
     double *m = xcalloc(256, sizeof *m);
     dense(r.a, m);
@@ -641,16 +651,16 @@ static void test_fdm5(void) {
         int cinner = (c % 4 == 1 || c % 4 == 2) && (c / 4 == 1 || c / 4 == 2);
         d += kmid * inv_h2[k];
         if (cinner)
-          EXPECT(close_to(m[16 * v + c], -kmid * inv_h2[k]), "fdm5 (k %s): entry (%d, %d) = %g, expected %g", cond.expr,
-                 v, c, m[16 * v + c], -kmid * inv_h2[k]);
+          EXPECT(close_to(m[16 * v + c], -kmid * inv_h2[k]), "fdm5 (k %s): entry (%d, %d) = %g, expected %g", kexpr, v,
+                 c, m[16 * v + c], -kmid * inv_h2[k]);
         else {
           EXPECT(m[16 * v + c] == 0, "fdm5: the Dirichlet column %d of row %d is not eliminated", c, v);
           b += kmid * inv_h2[k] * g_fd(xc, yc);
         }
       }
       if (!varying) EXPECT(d == 40, "fdm5: d = %g, expected 2/0.25 + 2/0.0625 = 40", d);
-      EXPECT(close_to(m[17 * v], d), "fdm5 (k %s): diagonal of node %d = %g, expected %g", cond.expr, v, m[17 * v], d);
-      EXPECT(close_to(r.b[v], b), "fdm5 (k %s): b at node %d = %.17g, expected %.17g", cond.expr, v, r.b[v], b);
+      EXPECT(close_to(m[17 * v], d), "fdm5 (k %s): diagonal of node %d = %g, expected %g", kexpr, v, m[17 * v], d);
+      EXPECT(close_to(r.b[v], b), "fdm5 (k %s): b at node %d = %.17g, expected %.17g", kexpr, v, r.b[v], b);
       int ncoupled = 0;
       for (int c = 0; c < 16; c++) ncoupled += c != v && m[16 * v + c] != 0;
       EXPECT(ncoupled == 2, "fdm5: inner node %d couples to %d unknowns, expected 2", v, ncoupled);
@@ -661,50 +671,47 @@ static void test_fdm5(void) {
   /* Its mass is the nodal value: lumped only. */
   pm_csr_t *m = NULL;
   OK(pm_csr_create(l, 1, &m));
-  OK(pm_fem_mass(l, &p, PM_MASS_LUMPED, m));
+  OK(pm_fem_mass(l, p, PM_MASS_LUMPED, m));
   double id[256] = {0};
   for (int v = 0; v < 16; v++) id[17 * v] = 1;
   expect_matrix("fdm5: lumped mass", m, 16, id, 1.0);
-  expect_error("fdm5: consistent mass", pm_fem_mass(l, &p, PM_MASS_CONSISTENT, m), PM_ERR_ARG,
-               "--scheme fdm5 has no consistent mass matrix");
+  expect_error("fdm5: consistent mass", pm_fem_mass(l, p, PM_MASS_CONSISTENT, m), PM_ERR_ARG,
+               "the fdm5 scheme has no consistent mass matrix");
   pm_csr_destroy(&m);
   /* Without Dirichlet nodes the boundary nodes lack neighbours; fluxes are refused. */
   run_t r;
-  p.n_dirichlet = 0;
-  expect_error("fdm5 without Dirichlet nodes", assemble(l, &p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+  fdm5_problem(&p, kexpr, 0, 0);
+  expect_error("fdm5 without Dirichlet nodes", assemble(l, p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
                "grid neighbours along x");
   run_free(&r);
-  pm_group_value_t flux = {"boundary", "1"};
-  p.n_dirichlet = 1;
-  p.n_neumann = 1;
-  p.neumann = &flux;
-  expect_error("fdm5 with a flux", assemble(l, &p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
-               "--scheme fdm5 takes Dirichlet conditions only");
+  fdm5_problem(&p, kexpr, 1, 1);
+  expect_error("fdm5 with a flux", assemble(l, p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+               "the fdm5 scheme takes Dirichlet conditions only");
   run_free(&r);
   pm_local_destroy(&l);
   /* Triangles are not a grid. */
   const double xy[3][2] = {{0, 0}, {1, 0}, {1, 1}};
   l = make_element(PM_MSH_TRI, 3, xy);
-  p.n_neumann = 0;
-  p.n_dirichlet = 0;
-  expect_error("fdm5 on a triangle", assemble(l, &p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+  fdm5_problem(&p, kexpr, 0, 0);
+  expect_error("fdm5 on a triangle", assemble(l, p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
                "are not on a grid line");
   run_free(&r);
+  pm_problem_destroy(&p);
   pm_local_destroy(&l);
 }
 
 static void test_refusals(void) {
   const double flat[3][2] = {{0, 0}, {1, 0}, {2, 0}};
   pm_local_t *l = make_element(PM_MSH_TRI, 3, flat);
-  prob_t q;
+  pm_problem_t *q = NULL;
   run_t r;
   prob_init(&q, "1", "1", 1.0);
-  expect_error("a degenerate triangle", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_FORMAT,
+  expect_error("a degenerate triangle", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_FORMAT,
                "element 1: triangle 1 is degenerate");
   run_free(&r);
   pm_csr_t *m = NULL;
   OK(pm_csr_create(l, 0, &m));
-  expect_error("the mass of a degenerate triangle", pm_fem_mass(l, &q.p, PM_MASS_CONSISTENT, m), PM_ERR_FORMAT,
+  expect_error("the mass of a degenerate triangle", pm_fem_mass(l, q, PM_MASS_CONSISTENT, m), PM_ERR_FORMAT,
                "degenerate");
   pm_csr_destroy(&m);
   pm_local_destroy(&l);
@@ -712,21 +719,21 @@ static void test_refusals(void) {
   const double xy[3][2] = {{0, 0}, {1, 0}, {0, 1}};
   l = make_element(PM_MSH_TRI, 3, xy);
   prob_init(&q, "1", "log(x-100)", 1.0);
-  expect_error("a conductivity that is NaN", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+  expect_error("a conductivity that is NaN", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
                "the conductivity is not finite");
   run_free(&r);
   prob_init(&q, "sqrt(y-0.5)", "1", 1.0); /* NaN at the quadrature points y = 1/6 */
-  expect_error("a source that is not finite", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+  expect_error("a source that is not finite", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
                "the source is not finite");
   run_free(&r);
   prob_init(&q, "1", "-1", 1.0);
-  expect_error("a negative conductivity", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
-               "is not positive");
+  expect_error("a negative conductivity", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG, "is not positive");
   run_free(&r);
   prob_init(&q, "1+", "1", 1.0);
-  expect_error("a source that does not parse", assemble(l, &q.p, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
+  expect_error("a source that does not parse", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
                "cannot parse the expression '1+'");
   run_free(&r);
+  pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
 

@@ -84,15 +84,18 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
   pm_csr_t *a = NULL;
   OK(pm_halo_create(comm, fine, pm_exchange_default(), &halo));
   const char *ue = dim == 1 ? "sin(x/3)" : "sin(3*x)*cos(2*y)", *fe = dim == 1 ? "sin(x/3)/9" : "13*sin(3*x)*cos(2*y)";
-  pm_group_value_t src = {NULL, fe}, cond = {NULL, "1"}, dir = {"boundary", ue};
-  pm_problem_t prob = {PM_SCHEME_FEM, 1.0, 1, 1, &src, &cond, 1, 0, &dir, NULL};
+  pm_problem_t *prob = NULL;
+  OK(pm_problem_create(&prob));
+  OK(pm_problem_set_source(prob, NULL, pm_value_expr(fe)));
+  OK(pm_problem_add_dirichlet(prob, "boundary", pm_value_expr(ue)));
   int32_t n = fine->n_internal;
   size_t np = (size_t)fine->n_total + 1;
   double *b = calloc((size_t)n + 1, sizeof *b), *u0 = calloc(np, sizeof *u0);
   double *xm = malloc(np * sizeof *xm), *xa = malloc(np * sizeof *xa);
   int64_t nfixed = 0;
   OK(pm_csr_create(fine, 0, &a));
-  OK(pm_fem_assemble(fine, &prob, a, b, u0, &nfixed));
+  OK(pm_fem_assemble(fine, prob, a, b, u0, &nfixed));
+  pm_problem_destroy(&prob);
 
   pm_amg_options_t ao;
   pm_amg_options_default(&ao);

@@ -6,17 +6,13 @@
  *
  * Reads the mesh, builds the node graph, partitions it, builds and writes one local mesh per
  * rank plus DIR/partition.meta, then reports sizes, edge cut, imbalance and per-stage time and
- * peak memory.  The directory is written under a temporary name and swapped in when complete. */
+ * peak memory.  The directory is written under a temporary name and swapped in when complete
+ * (pm_partdir.h). */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pm_scan.h"
 #include "pm_tool.h"
@@ -27,6 +23,7 @@
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
+#include "pmesh/pm_partdir.h"
 #include "pmesh/pm_version.h"
 
 static const char *tool = "partition";
@@ -66,49 +63,6 @@ typedef struct stage {
 
 enum { ST_READ, ST_GRAPH, ST_PART, ST_BUILD, ST_WRITE, ST_N };
 
-/* The local files are written on a second thread: the formatting and writing of rank r's file
- * overlaps the build of rank r+1's local mesh.  Each file is written by one thread from a
- * finished local mesh, so its bytes do not depend on the timing. */
-typedef struct writer {
-  pthread_t th;
-  int running;
-  pm_local_t *local; /* owned while running */
-  char path[4400];
-  int ierr;
-} writer_t;
-
-static void *writer_main(void *arg) {
-  writer_t *w = arg;
-  w->ierr = pm_local_write(w->local, w->path);
-  return NULL;
-}
-
-/* Wait for the file being written (if any); its error code. */
-static int writer_wait(writer_t *w) {
-  if (!w->running) return PM_OK;
-  pthread_join(w->th, NULL);
-  w->running = 0;
-  pm_local_destroy(&w->local);
-  return w->ierr;
-}
-
-/* Write `*local` to path on the writer thread (in this thread if no thread can be started);
- * takes the local mesh. */
-static int writer_start(writer_t *w, pm_local_t **local, const char *path) {
-  PM_CALL(writer_wait(w));
-  snprintf(w->path, sizeof w->path, "%s", path);
-  w->local = *local;
-  *local = NULL;
-  w->ierr = PM_OK;
-  if (pthread_create(&w->th, NULL, writer_main, w) == 0) {
-    w->running = 1;
-    return PM_OK;
-  }
-  writer_main(w);
-  pm_local_destroy(&w->local);
-  return w->ierr;
-}
-
 typedef struct rank_stat {
   int64_t internal, external, aux, elems, neib, import, export_;
 } rank_stat_t;
@@ -124,66 +78,6 @@ static int run_check(const char *dir) {
          " exported items; every node has one owner and every export list matches its import list\n",
          dir, st.nparts, st.global_nodes, st.global_elems, st.external_nodes, st.exchanged_items);
   return EXIT_SUCCESS;
-}
-
-/* Files a previous partition run may have left in DIR; anything else means DIR is not ours. */
-static int is_ours(const char *name) {
-  if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "partition.meta") == 0) return 1;
-  if (strncmp(name, "local.", 6) == 0) {
-    const char *p = name + 6;
-    if (!*p) return 0;
-    while (*p >= '0' && *p <= '9') p++;
-    return *p == '\0' || strncmp(p, ".tmp.", 5) == 0;
-  }
-  return strncmp(name, "partition.meta.tmp.", 19) == 0;
-}
-
-/* Remove a directory that holds only pmesh's files. */
-static int remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  struct dirent *de;
-  char path[4400];
-  int rc = 0;
-  while ((de = readdir(d))) {
-    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-    if (!is_ours(de->d_name)) {
-      rc = -1;
-      continue;
-    }
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    if (remove(path) != 0) rc = -1;
-  }
-  closedir(d);
-  if (rmdir(dir) != 0) rc = -1;
-  return rc;
-}
-
-static int check_outdir(const char *dir) {
-  struct stat sb;
-  if (stat(dir, &sb) != 0) return errno == ENOENT ? 0 : (pm_tool_error(tool, "%s: %s", dir, strerror(errno)), -1);
-  if (!S_ISDIR(sb.st_mode)) {
-    pm_tool_error(tool, "-o %s: exists and is not a directory; choose another output directory", dir);
-    return -1;
-  }
-  DIR *d = opendir(dir);
-  if (!d) {
-    pm_tool_error(tool, "%s: cannot read: %s", dir, strerror(errno));
-    return -1;
-  }
-  struct dirent *de;
-  int ok = 1;
-  while ((de = readdir(d)))
-    if (!is_ours(de->d_name)) {
-      pm_tool_error(tool,
-                    "-o %s: the directory holds '%s', which partition did not write; it replaces only partition "
-                    "directories: choose another -o or empty it",
-                    dir, de->d_name);
-      ok = 0;
-      break;
-    }
-  closedir(d);
-  return ok ? 0 : -1;
 }
 
 static void json_string(FILE *fp, const char *s) {
@@ -295,7 +189,12 @@ int main(int argc, char **argv) {
     pm_tool_error(tool, "--halo %s: expected element or edge", halo_s);
     return EXIT_FAILURE;
   }
-  if (check_outdir(outdir)) return EXIT_FAILURE;
+  int ierr = pm_partdir_check(outdir);
+  if (ierr) {
+    pm_error_prefix("-o: ");
+    pm_tool_report(tool, ierr);
+    return EXIT_FAILURE;
+  }
 
   stage_t st[ST_N] = {{"read", 0, 0}, {"graph", 0, 0}, {"partition", 0, 0}, {"local build", 0, 0}, {"write", 0, 0}};
   pm_mesh_t *mesh = NULL;
@@ -303,13 +202,12 @@ int main(int argc, char **argv) {
   int32_t *part = NULL;
   pm_part_plan_t *plan = NULL;
   pm_local_t *local = NULL;
-  writer_t writer = {0};
+  pm_partdir_t *pd = NULL;
   rank_stat_t *rs = NULL;
   pm_meta_t meta = {0};
-  char tmpdir[4096] = "", path[4400];
   uint64_t checksum = 0;
   int64_t edgecut = 0;
-  int ierr = PM_OK, status = EXIT_FAILURE;
+  int status = EXIT_FAILURE;
   double t0 = pm_wtime(), t;
 
   PM_TRY(pm_mesh_read(mesh_path, &mesh, &checksum));
@@ -356,8 +254,7 @@ int main(int argc, char **argv) {
   fp = pm_fnv1a(fp, mesh->node_gid, (size_t)mesh->n_nodes * sizeof *mesh->node_gid);
   fp = pm_fnv1a(fp, part, (size_t)mesh->n_nodes * sizeof *part);
 
-  snprintf(tmpdir, sizeof tmpdir, "%s.tmp.%ld", outdir, (long)getpid());
-  PM_TRY_CHECK(mkdir(tmpdir, 0777) == 0, PM_ERR_IO, "%s: cannot create directory: %s", tmpdir, strerror(errno));
+  PM_TRY(pm_partdir_create(outdir, &pd));
 
   t = pm_wtime();
   PM_TRY(pm_part_plan_create(mesh, &graph, halo, part, opt.nparts, &plan));
@@ -376,13 +273,11 @@ int main(int argc, char **argv) {
     rs[r].import = local->import_index[local->n_neib];
     rs[r].export_ = local->export_index[local->n_neib];
     t = pm_wtime(); /* the write stage: time spent waiting for the writer thread */
-    PM_TRY(pm_local_path(tmpdir, r, path, sizeof path));
-    PM_TRY(writer_start(&writer, &local, path));
+    PM_TRY(pm_partdir_write_local(pd, r, &local));
     st[ST_WRITE].seconds += pm_wtime() - t;
     if (big && (r + 1) % 4 == 0) fprintf(stderr, "partition: built %d of %d local meshes\n", r + 1, opt.nparts);
   }
   t = pm_wtime();
-  PM_TRY(writer_wait(&writer));
   meta.version = PM_META_VERSION;
   meta.nparts = opt.nparts;
   meta.dim = mesh->dim;
@@ -404,8 +299,7 @@ int main(int argc, char **argv) {
     meta.group_name[g] = mesh->groups[g].name;
     meta.group_dim[g] = mesh->groups[g].dim;
   }
-  PM_TRY(pm_meta_path(tmpdir, path, sizeof path));
-  PM_TRY(pm_meta_write(&meta, path));
+  PM_TRY(pm_partdir_write_meta(pd, &meta));
   if (view) { /* serial HDF5: no MPI needed (checked: the parallel library's default driver works without MPI_Init) */
     char xmf[4400];
     size_t vl = strlen(view);
@@ -415,24 +309,8 @@ int main(int argc, char **argv) {
       snprintf(xmf, sizeof xmf, "%s.xmf", view);
     PM_TRY(pm_h5_write_partition(mesh, part, opt.nparts, fp, view, xmf));
   }
-  /* Swap the complete directory into place. */
-  struct stat sb;
-  if (stat(outdir, &sb) == 0) {
-    char old[4400];
-    snprintf(old, sizeof old, "%s.old.%ld", outdir, (long)getpid());
-    PM_TRY_CHECK(rename(outdir, old) == 0, PM_ERR_IO, "%s: cannot move the previous partition aside: %s", outdir,
-                 strerror(errno));
-    if (rename(tmpdir, outdir) != 0) {
-      int e = errno;
-      rename(old, outdir);
-      PM_TRY_CHECK(0, PM_ERR_IO, "%s: cannot move the new partition into place: %s", outdir, strerror(e));
-    }
-    if (remove_dir(old) != 0) fprintf(stderr, "partition: warning: could not remove %s\n", old);
-  } else {
-    PM_TRY_CHECK(rename(tmpdir, outdir) == 0, PM_ERR_IO, "%s: cannot move the partition into place: %s", outdir,
-                 strerror(errno));
-  }
-  tmpdir[0] = '\0';
+  PM_TRY(pm_partdir_commit(pd));
+  if (pm_partdir_leftover(pd)) fprintf(stderr, "partition: warning: could not remove %s\n", pm_partdir_leftover(pd));
   st[ST_WRITE].seconds += pm_wtime() - t;
   st[ST_WRITE].peak = pm_peak_rss();
   double total = pm_wtime() - t0;
@@ -494,9 +372,8 @@ int main(int argc, char **argv) {
   }
   status = EXIT_SUCCESS;
 cleanup:
-  writer_wait(&writer); /* before its directory is removed */
   if (ierr) pm_tool_report(tool, ierr);
-  if (tmpdir[0]) remove_dir(tmpdir);
+  pm_partdir_destroy(&pd); /* without a commit: removes the temporary directory */
   free(meta.group_name);
   free(meta.group_dim);
   free(rs);

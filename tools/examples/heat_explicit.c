@@ -17,6 +17,7 @@
 #include <pmesh/pm_h5.h>
 #include <pmesh/pm_halo.h>
 #include <pmesh/pm_local.h>
+#include <pmesh/pm_problem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,26 +65,21 @@ int main(int argc, char **argv) {
   check(pm_halo_create(MPI_COMM_WORLD, l, pm_exchange_default(), &halo), "halo");
   int32_t N = l->n_internal, NP = l->n_total, NT = NP + l->n_aux;
 
-  /* K u = b with u = x + y on "boundary" (pmesh's group of the boundary), f = 0, k = 1; and the
-   * lumped mass, whose row sums pm_fem_mass puts on the diagonal. */
-  pm_group_value_t zero = {NULL, "0"}, one = {NULL, "1"}, wall = {"boundary", "x + y"};
-  pm_problem_t prob = {.scheme = PM_SCHEME_FEM,
-                       .area = 1,
-                       .n_source = 1,
-                       .source = &zero,
-                       .n_conductivity = 1,
-                       .conductivity = &one,
-                       .n_dirichlet = 1,
-                       .dirichlet = &wall};
+  /* K u = b with u = x + y on "boundary" (pmesh's group of the boundary), f = 0, k = 1 (a new
+   * problem's defaults); and the lumped mass, whose row sums pm_fem_mass puts on the diagonal. */
+  pm_problem_t *prob = NULL;
+  ierr = pm_problem_create(&prob);
+  if (!ierr) ierr = pm_problem_add_dirichlet(prob, "boundary", pm_value_expr("x + y"));
   pm_csr_t *K = NULL, *M = NULL;
   double *b = malloc(((size_t)N + 1) * sizeof *b), *u = calloc((size_t)NT + 1, sizeof *u);
   double *unew = calloc((size_t)NT + 1, sizeof *unew);
   int64_t nfixed;
-  ierr = pm_csr_create(l, 0, &K);
+  if (!ierr) ierr = pm_csr_create(l, 0, &K);
   if (!ierr) ierr = pm_csr_create(l, 0, &M);
-  if (!ierr) ierr = pm_fem_assemble(l, &prob, K, b, u, &nfixed); /* u: the boundary values, else 0 */
-  if (!ierr) ierr = pm_fem_mass(l, &prob, PM_MASS_LUMPED, M);
+  if (!ierr) ierr = pm_fem_assemble(l, prob, K, b, u, &nfixed); /* u: the boundary values, else 0 */
+  if (!ierr) ierr = pm_fem_mass(l, prob, PM_MASS_LUMPED, M);
   check(ierr, "assembly");
+  pm_problem_destroy(&prob);
 
   /* Forward Euler is stable for dt < 2 / (largest eigenvalue of K / m); Gershgorin's bound on
    * it is max over rows of (|K_ii| + sum |K_ij|) / m_i. */
