@@ -10,14 +10,7 @@
  * Open result.xmf in ParaView to see u and that error.  (Allocations go unchecked, for brevity.) */
 #include <math.h>
 #include <mpi.h>
-#include <pmesh/pm_comm.h>
-#include <pmesh/pm_csr.h>
-#include <pmesh/pm_error.h>
-#include <pmesh/pm_fem.h>
-#include <pmesh/pm_h5.h>
-#include <pmesh/pm_halo.h>
-#include <pmesh/pm_local.h>
-#include <pmesh/pm_problem.h>
+#include <pmesh/pmesh.h> /* the whole API; or one header per module */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
