@@ -2,7 +2,7 @@
 # coarsest solve) and AMG-CG against Jacobi-CG on every bundled mesh, 1D and 2D, FEM and the
 # 5-point scheme, at 1, 2, 3, 4 and 8 ranks; solve-level runs (refinement family, transient,
 # options, manufactured solutions).
-add_executable(test_amg test_amg.c)
+add_executable(test_amg test_amg.c tu_part.c)
 target_compile_options(test_amg PRIVATE ${PMESH_WARNINGS})
 target_include_directories(test_amg PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../src)
 target_link_libraries(test_amg PRIVATE pmesh::pmesh m)

@@ -4,7 +4,7 @@
 add_test(NAME test_mg_grid_setup COMMAND $<TARGET_FILE:meshgen> grid 9 9 1 1 -o mg_grid.msh
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(test_mg_grid_setup PROPERTIES FIXTURES_SETUP mg_grid LABELS "unit;solve;mg")
-add_executable(test_mg test_mg.c)
+add_executable(test_mg test_mg.c tu_part.c)
 target_compile_options(test_mg PRIVATE ${PMESH_WARNINGS})
 target_link_libraries(test_mg PRIVATE pmesh::pmesh m)
 function(pmesh_test_mg name mesh method)

@@ -22,7 +22,7 @@ pmesh_script(solve_transient_bad solve/transient_bad.sh LABELS "solve;bad;transi
 
 # CG with each preconditioner (none, Jacobi, a user-written one on the general path): FEM on
 # triangles, quads and the 1D bar, the 5-point scheme on a grid; 1 to 8 ranks.
-add_executable(test_cg test_cg.c)
+add_executable(test_cg test_cg.c tu_part.c)
 target_compile_options(test_cg PRIVATE ${PMESH_WARNINGS})
 target_link_libraries(test_cg PRIVATE pmesh::pmesh m)
 add_test(NAME test_cg_grid_setup COMMAND $<TARGET_FILE:meshgen> grid 21 17 1 1 -o cg_grid.msh

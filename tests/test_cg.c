@@ -26,9 +26,9 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_halo.h"
-#include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
+#include "tu_part.h"
 
 static int g_rank;
 static int g_fail;
@@ -112,24 +112,10 @@ int main(int argc, char **argv) {
   int fdm = argc > 3 && !strcmp(argv[2], "--halo") && !strcmp(argv[3], "edge");
 
   /* Every rank partitions the (small) mesh the same way and keeps its own part. */
-  pm_mesh_t *mesh = NULL;
-  pm_graph_t graph = {0};
-  pm_part_plan_t *plan = NULL;
   pm_local_t *local = NULL;
-  OK(pm_mesh_read(argv[1], &mesh, NULL));
-  int32_t *part = malloc((size_t)mesh->n_nodes * sizeof *part);
-  int64_t cut = 0;
-  pm_part_options_t popt = {size, PM_PART_METIS_KWAY, NULL, 1, 0};
   pm_halo_kind_t hk = fdm ? PM_HALO_EDGE : PM_HALO_ELEMENT;
-  OK(pm_graph_build(mesh, hk, &graph));
-  OK(pm_part_compute(mesh, &graph, &popt, part, &cut));
-  OK(pm_part_plan_create(mesh, &graph, hk, part, size, &plan));
-  OK(pm_part_local(plan, g_rank, 1, &local));
-  int dim = mesh->dim;
-  pm_part_plan_destroy(&plan);
-  pm_graph_free(&graph);
-  free(part);
-  pm_mesh_destroy(&mesh);
+  int dim = 0;
+  OK(tu_part_local(argv[1], size, g_rank, PM_PART_METIS_KWAY, hk, &local, &dim));
 
   pm_halo_t *halo = NULL;
   OK(pm_halo_create(comm, local, pm_exchange_default(), &halo));

@@ -29,11 +29,11 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_halo.h"
-#include "pmesh/pm_mesh.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_refine.h"
+#include "tu_part.h"
 
 enum { KMAX_LIMIT = 4 };
 
@@ -192,24 +192,11 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  pm_mesh_t *mesh = NULL;
-  pm_graph_t graph = {0};
-  pm_part_plan_t *plan = NULL;
   pm_local_t *meshes[KMAX_LIMIT + 1] = {NULL};
   pm_refine_parents_t *parents[KMAX_LIMIT] = {NULL};
-  OK(pm_mesh_read(argv[1], &mesh, NULL));
-  int32_t *part = malloc((size_t)mesh->n_nodes * sizeof *part);
-  int64_t cut = 0;
-  pm_part_options_t popt = {size, strcmp(argv[2], "rcb") ? PM_PART_METIS_KWAY : PM_PART_RCB, NULL, 1, 0};
-  OK(pm_graph_build(mesh, PM_HALO_ELEMENT, &graph));
-  OK(pm_part_compute(mesh, &graph, &popt, part, &cut));
-  OK(pm_part_plan_create(mesh, &graph, PM_HALO_ELEMENT, part, size, &plan));
-  OK(pm_part_local(plan, g_rank, 1, &meshes[0]));
-  int dim = mesh->dim;
-  pm_part_plan_destroy(&plan);
-  pm_graph_free(&graph);
-  free(part);
-  pm_mesh_destroy(&mesh);
+  int dim = 0;
+  OK(tu_part_local(argv[1], size, g_rank, strcmp(argv[2], "rcb") ? PM_PART_METIS_KWAY : PM_PART_RCB, PM_HALO_ELEMENT,
+                   &meshes[0], &dim));
   for (int k = 1; k <= kmax; k++) OK(pm_refine_local(comm, meshes[k - 1], &meshes[k], &parents[k - 1]));
 
   test_bad(meshes, parents);
