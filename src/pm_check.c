@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pm_fp.h"
 #include "pm_util.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_local.h"
 
 /* Owner of a global id: binary search in (gid, rank) pairs sorted by gid. */
@@ -200,9 +200,7 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
                (long long)nelem_owned, (long long)meta->global_elems);
   /* The mesh fingerprint partition stored (version 2) is the one these files give. */
   if (meta->has_mesh_fingerprint) {
-    uint64_t sums[2] = {0, 0};
-    for (int r = 0; r < P; r++) pm_fp_local(loc[r], r, sums, NULL);
-    uint64_t fp = pm_fp_final(meta->global_nodes, meta->global_elems, meta->dim, sums);
+    uint64_t fp = pm_fingerprint_parts(P, loc, meta);
     PM_TRY_CHECK(fp == meta->mesh_fingerprint, PM_ERR_INCONSISTENT,
                  "partition.meta: mesh_fingerprint %016llx, but the local meshes' nodes and elements give %016llx: "
                  "coordinates, tags or elements changed after partitioning? Re-run partition",

@@ -1,5 +1,5 @@
-/* pm_comm.c - MPI error conversion, collective agreement on errors, and waits that give up the CPU where ranks
- * outnumber CPUs. */
+/* pm_comm.c - MPI error conversion, collective agreement on errors, and waits (with the collectives
+ * built on them) that give up the CPU where ranks outnumber CPUs. */
 #define _GNU_SOURCE /* program_invocation_short_name, nanosleep, sched_getaffinity */
 #include "pmesh/pm_comm.h"
 
@@ -105,6 +105,33 @@ int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_O
 int pm_comm_dup(MPI_Comm comm, MPI_Comm *dup) {
   MPI_Request req;
   return pm_comm_wait(MPI_Comm_idup(comm, dup, &req), &req);
+}
+
+int pm_comm_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm) {
+  MPI_Request req;
+  return pm_comm_wait(MPI_Ibcast(buf, n, type, root, comm, &req), &req);
+}
+
+int pm_comm_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  return pm_comm_wait(MPI_Ibarrier(comm, &req), &req);
+}
+
+int pm_comm_exscan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request req;
+  return pm_comm_wait(MPI_Iexscan(in, out, n, type, op, comm, &req), &req);
+}
+
+int pm_comm_alltoall(const void *in, void *out, int n, MPI_Datatype type, MPI_Comm comm) {
+  MPI_Request req;
+  return pm_comm_wait(MPI_Ialltoall(in, n, type, out, n, type, comm, &req), &req);
+}
+
+int pm_comm_alltoallv(const void *in, const int *scounts, const int *sdispls, void *out, const int *rcounts,
+                      const int *rdispls, MPI_Datatype type, MPI_Comm comm) {
+  MPI_Request req;
+  if (!pm_comm_yields()) return MPI_Alltoallv(in, scounts, sdispls, type, out, rcounts, rdispls, type, comm);
+  return pm_comm_wait(MPI_Ialltoallv(in, scounts, sdispls, type, out, rcounts, rdispls, type, comm, &req), &req);
 }
 
 /* Registered just before MPI_Abort, so it runs before the exit handlers that libraries registered

@@ -1,16 +1,11 @@
-/* pm_error.c - the recorded error message, its trace, and checked allocation. */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+/* pm_error.c - the recorded error message and its trace (allocation: pm_alloc.c). */
 #include "pmesh/pm_error.h"
 
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 static char pm_msg[2048];
 static char pm_where[1024];
@@ -77,59 +72,4 @@ void pm_error_clear(void) {
   pm_where[0] = '\0';
   pm_have_msg = 0;
   pthread_mutex_unlock(&pm_msg_lock);
-}
-
-static int pm_alloc_fail(size_t n, size_t size, const char *what, const char *file, int line) {
-  if (size && n > SIZE_MAX / size)
-    return pm_error_set(PM_ERR_MEMORY, file, line,
-                        "cannot allocate %s: %zu items of %zu bytes overflow the address space",
-                        what, n, size);
-  return pm_error_set(PM_ERR_MEMORY, file, line, "out of memory allocating %s (%zu x %zu bytes)",
-                      what, n, size);
-}
-
-/* Large arrays (mesh, graph, local meshes) are filled in a few passes each; with 4 KiB pages,
- * faulting them in was ~17% of partition's time on a 1M-node mesh (and TLB misses slow the
- * passes that index them).  Ask for transparent huge pages on the 2 MiB-aligned interior of
- * allocations of 4 MiB or more, as glibc's glibc.malloc.hugetlb=1 tunable does for all of
- * malloc.  Advice only: it changes no content and is ignored where unsupported. */
-static void pm_advise_huge(void *p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  if (!p || bytes < ((size_t)4 << 20)) return;
-  uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + bytes) & ~(huge - 1);
-  if (b > a) (void)madvise((void *)a, (size_t)(b - a), MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
-int pm_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
-  *ptr = NULL;
-  if (size && n > SIZE_MAX / size) return pm_alloc_fail(n, size, what, file, line);
-  size_t bytes = n * size;
-  *ptr = malloc(bytes ? bytes : 1);
-  if (!*ptr) return pm_alloc_fail(n, size, what, file, line);
-  pm_advise_huge(*ptr, bytes);
-  return PM_OK;
-}
-
-int pm_calloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
-  *ptr = NULL;
-  if (size && n > SIZE_MAX / size) return pm_alloc_fail(n, size, what, file, line);
-  *ptr = calloc(n ? n : 1, size ? size : 1);
-  if (!*ptr) return pm_alloc_fail(n, size, what, file, line);
-  pm_advise_huge(*ptr, n * size); /* pages of a fresh mapping are still untouched */
-  return PM_OK;
-}
-
-int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line) {
-  if (size && n > SIZE_MAX / size) return pm_alloc_fail(n, size, what, file, line);
-  size_t bytes = n * size;
-  void *p = realloc(*ptr, bytes ? bytes : 1);
-  if (!p) return pm_alloc_fail(n, size, what, file, line); /* *ptr still valid */
-  pm_advise_huge(p, bytes);
-  *ptr = p;
-  return PM_OK;
 }

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pm_fp.h"
 #include "pmesh/pm_comm.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_refine.h"
@@ -167,24 +167,23 @@ int pm_refine_dump(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, cons
   ierr = pm_local_path(dir, rank, path, sizeof path);
   if (!ierr) ierr = pm_local_write(f, path);
   PM_CALL(pm_comm_agree(comm, ierr));
-  /* Counts and the mesh fingerprint (pm_check's definition) from the owned entities. */
-  uint64_t mine[4] = {0, 0, 0, 0}, all[4];
-  int64_t dmax = local_dim(f), dim = 0;
-  pm_fp_local(f, rank, mine, mine + 2);
-  int mpi = pm_comm_allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm);
+  /* Counts from the owned entities, then the mesh fingerprint (pm_fingerprint's definition). */
+  int64_t mine[2] = {f->n_internal, 0}, all[2], dmax = local_dim(f), dim = 0;
+  for (int32_t e = 0; e < f->n_elems; e++) mine[1] += f->elem_owner[e] == rank;
+  int mpi = pm_comm_allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
   if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(&dmax, &dim, 1, MPI_INT64_T, MPI_MAX, comm);
-  PM_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: a reduction of the refined mesh's fingerprint failed", rank);
+  PM_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: a reduction of the refined mesh's counts failed", rank);
+  pm_meta_t m = *in;
+  m.version = PM_META_VERSION;
+  m.nparts = P;
+  m.dim = (int)dim;
+  m.global_nodes = all[0];
+  m.global_elems = all[1];
+  if (f->fingerprint != in->fingerprint) m.halo = (char *)(uintptr_t) "element"; /* refined levels have it */
+  m.fingerprint = f->fingerprint;
+  m.has_mesh_fingerprint = 1;
+  PM_CALL(pm_fingerprint_local(comm, f, &m, &m.mesh_fingerprint));
   if (rank == 0) {
-    pm_meta_t m = *in;
-    m.version = PM_META_VERSION;
-    m.nparts = P;
-    m.dim = (int)dim;
-    m.global_nodes = (int64_t)all[2];
-    m.global_elems = (int64_t)all[3];
-    if (f->fingerprint != in->fingerprint) m.halo = (char *)(uintptr_t) "element"; /* refined levels have it */
-    m.fingerprint = f->fingerprint;
-    m.has_mesh_fingerprint = 1;
-    m.mesh_fingerprint = pm_fp_final(m.global_nodes, m.global_elems, m.dim, all);
     ierr = pm_meta_path(dir, path, sizeof path);
     if (!ierr) ierr = pm_meta_write(&m, path);
   }

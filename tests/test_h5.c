@@ -25,6 +25,7 @@
 
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
 
@@ -119,7 +120,7 @@ static int do_write(const char *dir, const char *out, int timed, int shuffled, i
   int ierr = load(dir, &l, &m);
   if (!ierr && shuffled) ierr = pm_comm_agree(MPI_COMM_WORLD, shuffle(l));
   if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
-  if (!ierr) ierr = pm_h5_mesh_fingerprint(MPI_COMM_WORLD, l, m, &fp);
+  if (!ierr) ierr = pm_fingerprint_local(MPI_COMM_WORLD, l, m, &fp);
   /* The fingerprint partition stored (from the global mesh) is the one the local meshes give. */
   if (!ierr && m->has_mesh_fingerprint && fp != m->mesh_fingerprint) {
     if (rank_ == 0)

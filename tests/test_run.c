@@ -26,6 +26,7 @@
 
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
@@ -93,7 +94,7 @@ static int write_partition(const char *mesh_path, int nparts, const char *dir) {
                      NULL,
                      NULL,
                      1,
-                     pm_h5_mesh_fingerprint_global(mesh)};
+                     pm_fingerprint_mesh(mesh)};
   PM_TRY(PM_MALLOC(meta.group_name, mesh->n_groups, "group names"));
   PM_TRY(PM_MALLOC(meta.group_dim, mesh->n_groups, "group dims"));
   for (int g = 0; g < mesh->n_groups; g++) {

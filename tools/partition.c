@@ -19,6 +19,7 @@
 #include "pm_util.h"
 #include "pmesh/pm_check.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
@@ -291,7 +292,7 @@ int main(int argc, char **argv) {
   meta.ufactor = ufactor;
   meta.fingerprint = fp;
   meta.has_mesh_fingerprint = 1; /* stored once here, so solve's result writes need not hash the mesh */
-  meta.mesh_fingerprint = pm_h5_mesh_fingerprint_global(mesh);
+  meta.mesh_fingerprint = pm_fingerprint_mesh(mesh);
   meta.n_groups = mesh->n_groups;
   PM_TRY(PM_MALLOC(meta.group_name, mesh->n_groups, "group names"));
   PM_TRY(PM_MALLOC(meta.group_dim, mesh->n_groups, "group dims"));

@@ -1,4 +1,5 @@
-/* pm_comm.h - MPI error conversion, agreement on errors across ranks, and waits that yield.
+/* pm_comm.h - MPI error conversion, agreement on errors across ranks, and waits and collectives
+ * that yield.
  *
  * Errors that only some ranks see are agreed with one reduction before anyone proceeds, so a
  * failure on one rank becomes a failure on all of them instead of a hang.  A library that makes
@@ -27,6 +28,16 @@ int pm_mpi_error(int mpierr, const char *file, int line, const char *call);
     if (pm_mpi_ierr_ != MPI_SUCCESS) return pm_mpi_error(pm_mpi_ierr_, __FILE__, __LINE__, #expr); \
   } while (0)
 
+/* The same in a function with one `cleanup:` label and an `int ierr` variable. */
+#define PM_TRY_MPI(expr)                                                                    \
+  do {                                                                                      \
+    int pm_mpi_ierr_ = (expr);                                                              \
+    if (pm_mpi_ierr_ != MPI_SUCCESS) {                                                      \
+      ierr = pm_mpi_error(pm_mpi_ierr_, __FILE__, __LINE__, #expr);                         \
+      goto cleanup;                                                                         \
+    }                                                                                       \
+  } while (0)
+
 /** Whether this process waits for MPI by testing and giving up its CPU between tests
  *  (sched_yield) instead of MPI's busy wait.  It does where the node runs more ranks of the job
  *  than this process has CPUs (MPI_LOCALNRANKS, which MPICH's mpiexec sets, or OpenMPI's
@@ -53,6 +64,28 @@ int pm_comm_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_O
 /** MPI_Comm_dup, as MPI_Comm_idup and pm_comm_waitall.  Returns MPI's code.  Collective on
  *  comm. */
 int pm_comm_dup(MPI_Comm comm, MPI_Comm *dup);
+
+/* The collectives below are the MPI calls of the same name, started nonblocking and finished
+ * with pm_comm_wait, so that they too give up the CPU where pm_comm_yields().  Each returns MPI's
+ * code and is collective on comm; the result is the one the blocking call gives. */
+
+/** MPI_Bcast of n items of `type` from root. */
+int pm_comm_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm);
+
+/** MPI_Barrier. */
+int pm_comm_barrier(MPI_Comm comm);
+
+/** MPI_Exscan of n items (out is undefined on rank 0, as in MPI). */
+int pm_comm_exscan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
+/** MPI_Alltoall: n items of `type` to and from each rank. */
+int pm_comm_alltoall(const void *in, void *out, int n, MPI_Datatype type, MPI_Comm comm);
+
+/** MPI_Alltoallv with one datatype for both sides (counts and displacements in items of it).
+ *  Where the process does not yield it is the blocking MPI_Alltoallv itself: it is the call
+ *  that moves the bulk data of pm_redist, whose speed was measured with the blocking call. */
+int pm_comm_alltoallv(const void *in, const int *scounts, const int *sdispls, void *out, const int *rcounts,
+                      const int *rdispls, MPI_Datatype type, MPI_Comm comm);
 
 /** Seconds a failed rank waits at pm_comm_agree for the others (PMESH_AGREE_TIMEOUT overrides). */
 #define PM_COMM_AGREE_TIMEOUT 30.0

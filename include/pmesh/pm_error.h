@@ -92,19 +92,11 @@ void pm_error_clear(void);
     }                                                                                     \
   } while (0)
 
-/** Allocate n*size bytes (checked for overflow; n == 0 gives a valid 1-byte block).
- *  On failure records PM_ERR_MEMORY naming `what` and returns it.  Not collective. */
-int pm_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
-int pm_calloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
-int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
-#define PM_MALLOC(ptr, n, what)                                                           \
-  pm_malloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
-#define PM_CALLOC(ptr, n, what)                                                           \
-  pm_calloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
-#define PM_REALLOC(ptr, n, what)                                                          \
-  pm_realloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
-
 #ifdef __cplusplus
 }
 #endif
+
+/* The checked allocators (PM_MALLOC, ...) that go with these codes. */
+#include "pmesh/pm_alloc.h"
+
 #endif

@@ -4,7 +4,7 @@
  * transfers; nothing is gathered to rank 0 and the file's content is in global order, so it is
  * the same for any number of ranks.  Each node's and element's values are contributed exactly
  * once, by the owner (internal nodes; elements with elem_owner == rank).  Internally the values
- * are first redistributed (MPI_Alltoallv) so that rank r writes one contiguous slab of each
+ * are first redistributed (pm_redist.h) so that rank r writes one contiguous slab of each
  * dataset: our own two-phase I/O, which keeps every transfer a large contiguous collective
  * write whatever the partition looks like.
  *
@@ -24,7 +24,7 @@
  *   /steps/<k>/<name>   the fields of step k = 0, 1, ... of a series; group attribute "time"
  *   Each field dataset has a string attribute "center": "node" or "cell".
  *   Root attributes: format, format_version, pmesh_version, nranks, dim, global_nodes,
- *   global_elems, n_triangles, n_quadrangles, n_lines, mesh_fingerprint (uint64),
+ *   global_elems, n_triangles, n_quadrangles, n_lines, mesh_fingerprint (uint64, pm_fingerprint.h),
  *   partition_fingerprint (uint64), source, source_checksum (uint64), n_steps and times (series),
  *   then the caller's attributes (problem parameters, iterations, residual, ...).
  *
@@ -121,16 +121,6 @@ int pm_h5_series_close(pm_h5_series_t **s, const pm_h5_attr_t *attrs, int nattrs
  *  field or step: PM_ERR_IO / PM_ERR_FORMAT / PM_ERR_ARG with a message saying which. */
 int pm_h5_read_field(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
                      const char *name, int step, double *values);
-
-/** Fingerprint of the mesh itself, independent of the partition: global counts plus a sum of
- *  per-node hashes (position, tag, coordinates) and per-element hashes (position, type, node
- *  tags), reduced with MPI_Allreduce.  Collective.  (partition stores the same value in
- *  partition.meta, version 2; pm_h5_write and pm_h5_read_field use that one when present and
- *  call this only for version 1 metadata.) */
-int pm_h5_mesh_fingerprint(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t *fp);
-
-/** The same fingerprint computed from a global mesh.  Not collective. */
-uint64_t pm_h5_mesh_fingerprint_global(const pm_mesh_t *mesh);
 
 /** Write a global mesh with its partition (part id per node, and per element: the part of its
  *  node with the smallest index, the local meshes' rule) in the layout above, fields "part"

@@ -94,7 +94,7 @@ typedef struct pm_meta {
   int n_groups;
   char **group_name;
   int *group_dim;
-  /* Version 2: the mesh's own fingerprint (partition-independent, pm_h5's definition), computed
+  /* Version 2: the mesh's own fingerprint (partition-independent, pm_fingerprint.h), computed
    * once by partition so that writing a result need not hash the mesh again.  Version 1 files
    * have none (has_mesh_fingerprint = 0): readers compute it from the local meshes. */
   int has_mesh_fingerprint;

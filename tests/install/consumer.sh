@@ -8,6 +8,7 @@ rm -rf "$work"; mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 test -x "$work/prefix/bin/partition" && test -x "$work/prefix/bin/meshgen"
 test -f "$work/prefix/include/pmesh/pm_part.h" && test -f "$work/prefix/include/pmesh/pm_version.h"
+test -f "$work/prefix/include/pmesh/pm_redist.h" && test -f "$work/prefix/include/pmesh/pm_alloc.h"
 # In a sanitizer build the consumer must be built with the same compiler and flags.
 cc=${CONSUMER_CC:-cc}; cflags=${CONSUMER_CFLAGS:-}
 cmake -S "$src/tests/install/consumer" -B "$work/cbuild" -DCMAKE_PREFIX_PATH="$work/prefix" \

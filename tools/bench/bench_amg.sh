@@ -5,6 +5,7 @@
 # 500^2, 1000^2, 2000^2 and (pmesh only: PETSc has no reader for it here) the ~1M-node
 # unstructured triangle mesh of meshes/big_square.geo, at np = 1 and 2; medians of REPEATS.
 #   sh tools/bench/bench_amg.sh BUILD_DIR [REPEATS] [GRIDS]
+# TRI=0 skips the triangle mesh; JACOBI=0 skips pmesh's Jacobi runs (minutes on 2000^2).
 # PETSc: apt-get install petsc-dev (OpenMPI; built with mpicc.openmpi, never linked into pmesh).
 # The triangle mesh: gmsh -2 meshes/big_square.geo -format msh41 -bin -o $BIG (default
 # /tmp/big.msh; made here when missing, which takes minutes).
@@ -25,7 +26,8 @@ if [ -d /usr/lib/petsc ]; then
 fi
 cases=""
 for nx in $grids; do cases="$cases grid$nx"; done
-cases="$cases tri"
+[ "${TRI:-1}" = 0 ] || cases="$cases tri"
+pcs="amg jacobi"; [ "${JACOBI:-1}" = 0 ] && pcs=amg
 printf '%-9s %2s | %-38s | %-22s | %-30s | %s\n' case np "pmesh AMG: it, setup+solve=total s, MB" "pmesh Jacobi: it, s, MB" "PETSc GAMG: it, setup+solve=total s, MB" "ratios"
 for c in $cases; do
   if [ $c = tri ]; then
@@ -39,7 +41,7 @@ for c in $cases; do
     [ -d $c.$np ] || "$build/partition" $msh $np --halo $halo -o $c.$np --quiet
     for f in a.it a.set a.tot a.mem j.it j.tot j.mem p.it p.set p.tot p.mem; do : > $c.$np.$f; done
     for r in $(seq $reps); do
-      for pc in amg jacobi; do
+      for pc in $pcs; do
         mpiexec.mpich -n $np /usr/bin/time -f "RSS %M" "$build/solve" -p $c.$np --scheme $scheme --no-output \
           --precond $pc --summary s.$pc.json > o.$pc 2> t.$pc || true
         k=$(echo $pc | cut -c1)
