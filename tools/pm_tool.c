@@ -89,3 +89,86 @@ int pm_tool_close(const char *tool, pm_tool_out_t *o, int ok) {
   }
   return 0;
 }
+
+int pm_tool_seen(const pm_tool_opt_t *t, const char *name) {
+  for (; t->name; t++)
+    if (!strcmp(t->name, name)) return t->seen;
+  return 0;
+}
+
+void pm_tool_usage(FILE *fp, const pm_tool_opt_t *t, const char *def) {
+  for (; t->name; t++) {
+    const char *s = t->help ? strstr(t->help, "%s") : NULL;
+    if (s)
+      fprintf(fp, "%.*s%s%s", (int)(s - t->help), t->help, def, s + 2);
+    else if (t->help)
+      fputs(t->help, fp);
+  }
+}
+
+/* CHOICE: the index of v in "a|b|c", or -1. */
+static int choice(const char *list, const char *v) {
+  size_t n = strlen(v);
+  for (int k = 0; *list; k++) {
+    size_t len = strcspn(list, "|");
+    if (len == n && !strncmp(list, v, n)) return k;
+    list += len + (list[len] == '|');
+  }
+  return -1;
+}
+
+int pm_tool_parse_opt(const char *tool, pm_tool_opt_t *t, void *ctx, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  while (t->name && strcmp(t->name, a)) t++;
+  if (!t->name) return 1;
+  t->seen++;
+  if (t->kind == PM_TOOL_FLAG) {
+    *(int *)t->dst = 1;
+    return 0;
+  }
+  if (*i + 1 >= argc) {
+    pm_tool_error(tool, "option %s needs a value (see %s --help)", a, tool);
+    return -1;
+  }
+  const char *v = argv[++*i];
+  int64_t iv;
+  switch (t->kind) {
+    case PM_TOOL_INT:
+      if (pm_tool_int(tool, a, v, (int64_t)t->lo, (int64_t)t->hi, &iv)) return -1;
+      *(int *)t->dst = (int)iv;
+      return 0;
+    case PM_TOOL_DOUBLE:
+      return pm_tool_double(tool, a, v, t->lo, t->hi, t->dst);
+    case PM_TOOL_STRING:
+      if (!t->what && strlen(v) >= (size_t)t->hi) {
+        pm_tool_error(tool, "%s: path longer than %d characters", a, (int)t->hi - 1);
+        return -1;
+      }
+      if (t->what && (strlen(v) >= (size_t)t->hi || !v[0])) {
+        pm_tool_error(tool, "%s: expected %s below %d characters", a, t->what, (int)t->hi);
+        return -1;
+      }
+      strcpy(t->dst, v);
+      return 0;
+    case PM_TOOL_CHOICE: {
+      int k = choice(t->what, v);
+      if (k < 0) {
+        /* "a|b|c" as "a, b or c" */
+        const char *last = strrchr(t->what, '|');
+        char list[256];
+        size_t n = 0;
+        for (const char *s = t->what; s < last && n + 3 < sizeof list; s++) {
+          if (*s == '|') list[n++] = ',';
+          list[n++] = *s == '|' ? ' ' : *s;
+        }
+        list[n] = '\0';
+        pm_tool_error(tool, "%s %s: expected %s or %s", a, v, list, last + 1);
+        return -1;
+      }
+      *(int *)t->dst = k;
+      return 0;
+    }
+    default:
+      return t->call(ctx, a, v);
+  }
+}

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_scan.h"
 #include "pm_tool.h"
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_lecture.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
@@ -92,118 +92,6 @@ static int params_type(MPI_Datatype *type) {
   return PM_OK;
 }
 
-static void usage(FILE *fp) {
-  fprintf(fp,
-          "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
-          "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n"
-          "\n"
-          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
-          "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
-          "step, the result a time series).  P must equal the number of parts of the partition.\n"
-          "\n"
-          "options:\n"
-          "  -p DIR                 partition directory (default: %s)\n"
-          "  -o FILE.h5             result file (default: result.h5, with result.xmf beside it)\n"
-          "  --no-output            write no result file (benchmarks)\n"
-          "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
-          "                         GROUP= applies it to the elements of a physical group\n"
-          "  --conductivity [GROUP=]K   conductivity k (default 1)\n"
-          "  --area A               cross-section of a 1D bar (default 1)\n"
-          "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
-          "                         boundary=0 when neither --dirichlet nor --neumann is given,\n"
-          "                         xmin=0 with the lecture's control file)\n"
-          "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n"
-          "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
-          "                         (structured grids partitioned with --halo edge)\n"
-          "  --precond none|jacobi|amg  preconditioner (default jacobi; amg: smoothed aggregation)\n"
-          "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n"
-          "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n"
-          "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n"
-          "  --amg-levels L         at most L levels (default 10)\n"
-          "  --amg-coarse N         a level of at most N rows is the coarsest, factored (default 500)\n"
-          "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n"
-          "  --maxit N              iteration limit (default 10000)\n"
-          "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n"
-          "  --monitor K            print the residual every K iterations\n"
-          "  --exact EXPR           report max-norm and L2 errors against this solution\n"
-          "  --summary FILE.json    write the run's figures as JSON\n"
-          "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n"
-          "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
-          "                         (transient: the last step)\n"
-          "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0 (Dirichlet values\n"
-          "                         constant in time); the result is a series of steps 0, K, 2K, ..., N\n"
-          "  --every K              write every K-th step (default 1; step 0 and the last always)\n"
-          "  --mass consistent|lumped  mass matrix (default consistent; fdm5: lumped, the nodal value)\n"
-          "  --initial-value EXPR   u^0 (transient) or CG initial guess (steady) (default 0)\n"
-          "  --initial FILE.h5      u^0 or initial guess from an earlier result of the same mesh\n"
-          "                         (any number of ranks); Dirichlet nodes keep their values\n"
-          "  --initial-field NAME   field to read (default u)\n"
-          "  --initial-step K       stored step K of a series (/steps/K; default the last)\n"
-          "  --exchange-test        fill internal nodes with their global ids, exchange, check,\n"
-          "                         print the lecture's RECVbuf lines\n"
-          "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
-          "  --help, --version\n",
-          PM_DEFAULT_PART_DIR, pm_exchange_name(pm_exchange_default()));
-}
-
-/* "GROUP=EXPR" or, where allowed, "EXPR". */
-static int split_bc(const char *opt, const char *v, int need_group, char *group, char *expr) {
-  const char *eq = strchr(v, '=');
-  if (!eq && need_group) {
-    pm_tool_error(tool, "%s %s: expected GROUP=VALUE", opt, v);
-    return -1;
-  }
-  size_t gl = eq ? (size_t)(eq - v) : 0;
-  const char *e = eq ? eq + 1 : v;
-  if ((eq && gl == 0) || gl >= NAME_LEN || strlen(e) >= EXPR_LEN || e[0] == '\0') {
-    pm_tool_error(tool, "%s %s: expected %sVALUE with a group name below %d and a value below %d characters", opt, v,
-                  need_group ? "GROUP=" : "[GROUP=]", NAME_LEN, EXPR_LEN);
-    return -1;
-  }
-  memcpy(group, v, gl);
-  group[gl] = '\0';
-  strcpy(expr, e);
-  return 0;
-}
-
-static int set_path(char *dst, const char *opt, const char *v) {
-  if (strlen(v) >= PATH_LEN) {
-    pm_tool_error(tool, "%s: path longer than %d characters", opt, PATH_LEN - 1);
-    return -1;
-  }
-  strcpy(dst, v);
-  return 0;
-}
-
-/* The lecture's control file: NEg / dX Q A COND / ITERmax / EPS. */
-typedef struct control {
-  int64_t neg, itermax;
-  double dx, q, a, cond, eps;
-} control_t;
-
-static int read_control(const char *path, control_t *c) {
-  pm_scan_t s;
-  PM_CALL(pm_scan_open(&s, path));
-  int ierr = pm_scan_int64(&s, 1, INT64_MAX, "NEg (number of elements, line 1)", &c->neg);
-  if (!ierr) ierr = pm_scan_double(&s, "dX (line 2)", &c->dx);
-  if (!ierr) ierr = pm_scan_double(&s, "Q (line 2)", &c->q);
-  if (!ierr) ierr = pm_scan_double(&s, "A (line 2)", &c->a);
-  if (!ierr) ierr = pm_scan_double(&s, "COND (line 2)", &c->cond);
-  if (!ierr) ierr = pm_scan_int64(&s, 0, INT32_MAX, "ITERmax (line 3)", &c->itermax);
-  if (!ierr) ierr = pm_scan_double(&s, "EPS (line 4)", &c->eps);
-  if (!ierr && !(c->dx > 0 && c->a > 0 && c->cond > 0 && c->eps >= 0))
-    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: dX, A and COND must be positive and EPS >= 0", path);
-  if (!ierr) {
-    const char *t;
-    size_t n;
-    ierr = pm_scan_token(&s, &t, &n);
-    if (!ierr && t)
-      ierr = PM_SCAN_FAIL(&s, PM_ERR_FORMAT, "unexpected '%s' after EPS: the control file has 4 lines", s.tok);
-  }
-  pm_scan_close(&s);
-  return ierr;
-}
-
 /* The problem of the options (every rank builds the same one). */
 static int build_problem(const params_t *p, pm_problem_t **prob) {
   PM_CALL(pm_problem_create(prob));
@@ -221,11 +109,166 @@ static int build_problem(const params_t *p, pm_problem_t **prob) {
   return PM_OK;
 }
 
+/* --source, --conductivity ([GROUP=]EXPR), --dirichlet, --neumann (GROUP=EXPR). */
+static int opt_bc(void *ctx, const char *opt, const char *v) {
+  params_t *p = ctx;
+  int which = !strcmp(opt, "--source") ? 0 : !strcmp(opt, "--conductivity") ? 1 : !strcmp(opt, "--dirichlet") ? 2 : 3;
+  int *cnt[4] = {&p->n_source, &p->n_cond, &p->n_dir, &p->n_neu}, need_group = which >= 2;
+  char(*grp[4])[NAME_LEN] = {p->src_group, p->cond_group, p->dir_group, p->neu_group};
+  char(*ex[4])[EXPR_LEN] = {p->src_expr, p->cond_expr, p->dir_expr, p->neu_expr};
+  if (*cnt[which] == MAXBC) {
+    pm_tool_error(tool, "%s: at most %d of them", opt, MAXBC);
+    return -1;
+  }
+  const char *eq = strchr(v, '=');
+  if (!eq && need_group) {
+    pm_tool_error(tool, "%s %s: expected GROUP=VALUE", opt, v);
+    return -1;
+  }
+  size_t gl = eq ? (size_t)(eq - v) : 0;
+  const char *e = eq ? eq + 1 : v;
+  if ((eq && gl == 0) || gl >= NAME_LEN || strlen(e) >= EXPR_LEN || e[0] == '\0') {
+    pm_tool_error(tool, "%s %s: expected %sVALUE with a group name below %d and a value below %d characters", opt, v,
+                  need_group ? "GROUP=" : "[GROUP=]", NAME_LEN, EXPR_LEN);
+    return -1;
+  }
+  memcpy(grp[which][*cnt[which]], v, gl);
+  grp[which][*cnt[which]][gl] = '\0';
+  strcpy(ex[which][(*cnt[which])++], e);
+  return 0;
+}
+
+static int opt_dt(void *ctx, const char *opt, const char *v) {
+  params_t *p = ctx;
+  char *end;
+  p->dt = strtod(v, &end);
+  if (!v[0] || *end || !isfinite(p->dt) || !(p->dt > 0)) {
+    pm_tool_error(tool, "%s %s: the time step must be a positive finite number", opt, v);
+    return -1;
+  }
+  return 0;
+}
+
+/* --steps, --every, --initial-step. */
+static int opt_step(void *ctx, const char *opt, const char *v) {
+  params_t *p = ctx;
+  int64_t iv, lo = !strcmp(opt, "--initial-step") ? 0 : 1;
+  if (pm_tool_int(tool, opt, v, INT64_MIN, INT64_MAX, &iv)) return -1;
+  if (iv < lo || iv > INT32_MAX) {
+    pm_tool_error(tool, "%s %s: expected %s", opt, v,
+                  lo ? "at least 1" : "a step number >= 0 (omit it for the last step)");
+    return -1;
+  }
+  *(!strcmp(opt, "--steps") ? &p->steps : lo ? &p->every : &p->initial_step) = (int)iv;
+  return 0;
+}
+
+static int opt_smoother(void *ctx, const char *opt, const char *v) {
+  pm_amg_smoother_t sm;
+  if (pm_amg_smoother_parse(v, &sm)) {
+    pm_tool_error(tool, "%s: %s", opt, pm_error_message());
+    return -1;
+  }
+  ((params_t *)ctx)->amg_smoother = (int)sm;
+  return 0;
+}
+
+static int opt_exchange(void *ctx, const char *opt, const char *v) {
+  pm_exchange_t k;
+  (void)opt;
+  if (pm_exchange_parse(v, &k)) {
+    pm_tool_report(tool, PM_ERR_ARG);
+    return -1;
+  }
+  ((params_t *)ctx)->exchange = (int)k;
+  return 0;
+}
+
 /* Rank 0: options, control file and metadata into p.  Returns 0, or -1 after printing why. */
 static int parse(int argc, char **argv, int nranks, params_t *p) {
+  const pm_tool_kind_t F = PM_TOOL_FLAG, I = PM_TOOL_INT, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE,
+                       X = PM_TOOL_CALL;
+  /* The options in the order of the usage text, each with its lines of it. */
+  pm_tool_opt_t t[] = {
+      {"-p", S, p->dir, 0, PATH_LEN, NULL, NULL,
+       "  -p DIR                 partition directory (default: " PM_DEFAULT_PART_DIR ")\n", 0},
+      {"-o", S, p->out_h5, 0, PATH_LEN, NULL, NULL,
+       "  -o FILE.h5             result file (default: result.h5, with result.xmf beside it)\n", 0},
+      {"--no-output", F, &p->no_output, 0, 0, NULL, NULL,
+       "  --no-output            write no result file (benchmarks)\n", 0},
+      {"--source", X, NULL, 0, 0, NULL, opt_bc,
+       "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
+       "                         GROUP= applies it to the elements of a physical group\n",
+       0},
+      {"--conductivity", X, NULL, 0, 0, NULL, opt_bc, "  --conductivity [GROUP=]K   conductivity k (default 1)\n", 0},
+      {"--area", D, &p->area, 1e-300, 1e300, NULL, NULL,
+       "  --area A               cross-section of a 1D bar (default 1)\n", 0},
+      {"--dirichlet", X, NULL, 0, 0, NULL, opt_bc,
+       "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
+       "                         boundary=0 when neither --dirichlet nor --neumann is given,\n"
+       "                         xmin=0 with the lecture's control file)\n",
+       0},
+      {"--neumann", X, NULL, 0, 0, NULL, opt_bc,
+       "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n", 0},
+      {"--scheme", C, &p->scheme, 0, 0, "fem|fdm5", NULL,
+       "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
+       "                         (structured grids partitioned with --halo edge)\n",
+       0},
+      {"--precond", C, &p->precond, 0, 0, "none|jacobi|amg", NULL,
+       "  --precond none|jacobi|amg  preconditioner (default jacobi; amg: smoothed aggregation)\n", 0},
+      {"--amg-threshold", D, &p->amg_threshold, -1e300, 1e300, NULL, NULL,
+       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n", 0},
+      {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
+       "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
+      {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
+       "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n", 0},
+      {"--amg-levels", I, &p->amg_levels, INT32_MIN, INT32_MAX, NULL, NULL,
+       "  --amg-levels L         at most L levels (default 10)\n", 0},
+      {"--amg-coarse", I, &p->amg_coarse, INT32_MIN, INT32_MAX, NULL, NULL,
+       "  --amg-coarse N         a level of at most N rows is the coarsest, factored (default 500)\n", 0},
+      {"--rtol", D, &p->rtol, 0, 1, NULL, NULL,
+       "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n", 0},
+      {"--maxit", I, &p->maxit, 0, INT32_MAX, NULL, NULL, "  --maxit N              iteration limit (default 10000)\n",
+       0},
+      {"--exchange", X, NULL, 0, 0, NULL, opt_exchange,
+       "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n", 0},
+      {"--monitor", I, &p->monitor, 1, INT32_MAX, NULL, NULL,
+       "  --monitor K            print the residual every K iterations\n", 0},
+      {"--exact", S, p->exact, 0, EXPR_LEN, "an expression", NULL,
+       "  --exact EXPR           report max-norm and L2 errors against this solution\n", 0},
+      {"--summary", S, p->summary, 0, PATH_LEN, NULL, NULL,
+       "  --summary FILE.json    write the run's figures as JSON\n", 0},
+      {"--dump-matrix", S, p->dump, 0, PATH_LEN, NULL, NULL,
+       "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n", 0},
+      {"--dump-solution", S, p->dump_u, 0, PATH_LEN, NULL, NULL,
+       "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
+       "                         (transient: the last step)\n",
+       0},
+      {"--dt", X, NULL, 0, 0, NULL, opt_dt,
+       "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0 (Dirichlet values\n"
+       "                         constant in time); the result is a series of steps 0, K, 2K, ..., N\n",
+       0},
+      {"--steps", X, NULL, 0, 0, NULL, opt_step, NULL, 0},
+      {"--every", X, NULL, 0, 0, NULL, opt_step,
+       "  --every K              write every K-th step (default 1; step 0 and the last always)\n", 0},
+      {"--mass", C, &p->mass, 0, 0, "consistent|lumped", NULL,
+       "  --mass consistent|lumped  mass matrix (default consistent; fdm5: lumped, the nodal value)\n", 0},
+      {"--initial-value", S, p->initial_value, 0, EXPR_LEN, "an expression", NULL,
+       "  --initial-value EXPR   u^0 (transient) or CG initial guess (steady) (default 0)\n", 0},
+      {"--initial", S, p->initial, 0, PATH_LEN, NULL, NULL,
+       "  --initial FILE.h5      u^0 or initial guess from an earlier result of the same mesh\n"
+       "                         (any number of ranks); Dirichlet nodes keep their values\n",
+       0},
+      {"--initial-field", S, p->initial_field, 0, NAME_LEN, "a field name", NULL,
+       "  --initial-field NAME   field to read (default u)\n", 0},
+      {"--initial-step", X, NULL, 0, 0, NULL, opt_step,
+       "  --initial-step K       stored step K of a series (/steps/K; default the last)\n", 0},
+      {"--exchange-test", F, &p->exchange_test, 0, 0, NULL, NULL,
+       "  --exchange-test        fill internal nodes with their global ids, exchange, check,\n"
+       "                         print the lecture's RECVbuf lines\n",
+       0},
+      {NULL, F, NULL, 0, 0, NULL, NULL, NULL, 0}};
   const char *control = NULL;
-  int set_src = 0, set_cond = 0, set_area = 0, set_maxit = 0, set_rtol = 0;
-  int set_dt = 0, set_every = 0, set_mass = 0, set_field = 0, set_step = 0;
   p->every = 1;
   p->mass = PM_MASS_CONSISTENT;
   p->initial_step = -1;
@@ -248,7 +291,17 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
+      printf(
+          "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
+          "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n\n"
+          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
+          "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
+          "step, the result a time series).  P must equal the number of parts of the partition.\n\n"
+          "options:\n");
+      pm_tool_usage(stdout, t, pm_exchange_name(pm_exchange_default()));
+      printf(
+          "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
+          "  --help, --version\n");
       p->status = 2;
       return 0;
     }
@@ -257,172 +310,21 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
       p->status = 2;
       return 0;
     }
-    if (!strcmp(a, "--exchange-test")) {
-      p->exchange_test = 1;
-      continue;
-    }
-    if (!strcmp(a, "--no-output")) {
-      p->no_output = 1;
-      continue;
-    }
-    /* The options that take a value, each between spaces. */
-    static const char valued[] =
-        " -p -o --source --conductivity --area --dirichlet --neumann --scheme --precond --amg-threshold --amg-smoother "
-        "--amg-sweeps --amg-levels --amg-coarse --rtol --maxit --exchange"
-        " --monitor --exact --summary --dump-matrix --dump-solution --dt --steps --every --mass --initial"
-        " --initial-field --initial-step --initial-value ";
-    char key[64];
-    snprintf(key, sizeof key, " %s ", a);
-    int is_valued = strlen(a) < 48 && strstr(valued, key) != NULL;
-    if (!is_valued) {
-      if (a[0] == '-' && a[1]) {
-        pm_tool_error(tool, "unknown option '%s' (see solve --help)", a);
-        return -1;
-      }
-      if (control) {
-        pm_tool_error(tool, "unexpected argument '%s': one control file at most", a);
-        return -1;
-      }
-      control = a;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      pm_tool_error(tool, "option %s needs a value (see solve --help)", a);
+    int rc = pm_tool_parse_opt(tool, t, p, argc, argv, &i);
+    if (rc < 0) return -1;
+    if (rc == 0) continue;
+    if (a[0] == '-' && a[1]) {
+      pm_tool_error(tool, "unknown option '%s' (see solve --help)", a);
       return -1;
     }
-    const char *v = argv[++i];
-    int64_t iv;
-    const char *paths[] = {"-p", "-o", "--summary", "--dump-matrix", "--dump-solution", "--initial"};
-    char *path_dst[] = {p->dir, p->out_h5, p->summary, p->dump, p->dump_u, p->initial};
-    int path_opt = -1;
-    for (int k = 0; k < 6; k++)
-      if (!strcmp(a, paths[k])) path_opt = k;
-    if (path_opt >= 0) {
-      if (set_path(path_dst[path_opt], a, v)) return -1;
-    } else if (!strcmp(a, "--exact")) {
-      if (strlen(v) >= EXPR_LEN || !v[0]) {
-        pm_tool_error(tool, "--exact: expected an expression below %d characters", EXPR_LEN);
-        return -1;
-      }
-      strcpy(p->exact, v);
-    } else if (!strcmp(a, "--source") || !strcmp(a, "--conductivity") || !strcmp(a, "--dirichlet") ||
-               !strcmp(a, "--neumann")) {
-      int which = !strcmp(a, "--source") ? 0 : !strcmp(a, "--conductivity") ? 1 : !strcmp(a, "--dirichlet") ? 2 : 3;
-      int *cnt[4] = {&p->n_source, &p->n_cond, &p->n_dir, &p->n_neu};
-      char(*grp[4])[NAME_LEN] = {p->src_group, p->cond_group, p->dir_group, p->neu_group};
-      char(*ex[4])[EXPR_LEN] = {p->src_expr, p->cond_expr, p->dir_expr, p->neu_expr};
-      if (*cnt[which] == MAXBC) {
-        pm_tool_error(tool, "%s: at most %d of them", a, MAXBC);
-        return -1;
-      }
-      if (split_bc(a, v, which >= 2, grp[which][*cnt[which]], ex[which][*cnt[which]])) return -1;
-      (*cnt[which])++;
-      if (which == 0) set_src = 1;
-      if (which == 1) set_cond = 1;
-    } else if (!strcmp(a, "--area")) {
-      if (pm_tool_double(tool, a, v, 1e-300, 1e300, &p->area)) return -1;
-      set_area = 1;
-    } else if (!strcmp(a, "--scheme")) {
-      if (!strcmp(v, "fem")) {
-        p->scheme = PM_SCHEME_FEM;
-      } else if (!strcmp(v, "fdm5")) {
-        p->scheme = PM_SCHEME_FDM5;
-      } else {
-        pm_tool_error(tool, "--scheme %s: expected fem or fdm5", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--precond")) {
-      if (!strcmp(v, "none")) {
-        p->precond = PRECOND_NONE;
-      } else if (!strcmp(v, "jacobi")) {
-        p->precond = PRECOND_JACOBI;
-      } else if (!strcmp(v, "amg")) {
-        p->precond = PRECOND_AMG;
-      } else {
-        pm_tool_error(tool, "--precond %s: expected none, jacobi or amg", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--amg-threshold")) {
-      if (pm_tool_double(tool, a, v, -1e300, 1e300, &p->amg_threshold)) return -1;
-    } else if (!strcmp(a, "--amg-smoother")) {
-      pm_amg_smoother_t sm;
-      if (pm_amg_smoother_parse(v, &sm)) {
-        pm_tool_error(tool, "--amg-smoother: %s", pm_error_message());
-        return -1;
-      }
-      p->amg_smoother = (int)sm;
-    } else if (!strcmp(a, "--amg-sweeps") || !strcmp(a, "--amg-levels") || !strcmp(a, "--amg-coarse")) {
-      if (pm_tool_int(tool, a, v, INT32_MIN, INT32_MAX, &iv)) return -1;
-      *(!strcmp(a, "--amg-sweeps")   ? &p->amg_sweeps
-        : !strcmp(a, "--amg-levels") ? &p->amg_levels
-                                     : &p->amg_coarse) = (int)iv;
-    } else if (!strcmp(a, "--rtol")) {
-      if (pm_tool_double(tool, a, v, 0, 1, &p->rtol)) return -1;
-      set_rtol = 1;
-    } else if (!strcmp(a, "--maxit")) {
-      if (pm_tool_int(tool, a, v, 0, INT32_MAX, &iv)) return -1;
-      p->maxit = (int)iv;
-      set_maxit = 1;
-    } else if (!strcmp(a, "--monitor")) {
-      if (pm_tool_int(tool, a, v, 1, INT32_MAX, &iv)) return -1;
-      p->monitor = (int)iv;
-    } else if (!strcmp(a, "--dt")) {
-      char *end;
-      p->dt = strtod(v, &end);
-      if (!v[0] || *end || !isfinite(p->dt) || !(p->dt > 0)) {
-        pm_tool_error(tool, "--dt %s: the time step must be a positive finite number", v);
-        return -1;
-      }
-      set_dt = 1;
-    } else if (!strcmp(a, "--steps") || !strcmp(a, "--every") || !strcmp(a, "--initial-step")) {
-      int64_t lo = !strcmp(a, "--initial-step") ? 0 : 1;
-      if (pm_tool_int(tool, a, v, INT64_MIN, INT64_MAX, &iv)) return -1;
-      if (iv < lo || iv > INT32_MAX) {
-        pm_tool_error(tool, "%s %s: expected %s", a, v,
-                      lo ? "at least 1" : "a step number >= 0 (omit it for the last step)");
-        return -1;
-      }
-      if (!strcmp(a, "--steps")) {
-        p->steps = (int)iv;
-      } else if (!strcmp(a, "--every")) {
-        p->every = (int)iv;
-        set_every = 1;
-      } else {
-        p->initial_step = (int)iv;
-        set_step = 1;
-      }
-    } else if (!strcmp(a, "--mass")) {
-      if (!strcmp(v, "consistent")) {
-        p->mass = PM_MASS_CONSISTENT;
-      } else if (!strcmp(v, "lumped")) {
-        p->mass = PM_MASS_LUMPED;
-      } else {
-        pm_tool_error(tool, "--mass %s: expected consistent or lumped", v);
-        return -1;
-      }
-      set_mass = 1;
-    } else if (!strcmp(a, "--initial-field")) {
-      if (strlen(v) >= NAME_LEN || !v[0]) {
-        pm_tool_error(tool, "--initial-field: expected a field name below %d characters", NAME_LEN);
-        return -1;
-      }
-      strcpy(p->initial_field, v);
-      set_field = 1;
-    } else if (!strcmp(a, "--initial-value")) {
-      if (strlen(v) >= EXPR_LEN || !v[0]) {
-        pm_tool_error(tool, "--initial-value: expected an expression below %d characters", EXPR_LEN);
-        return -1;
-      }
-      strcpy(p->initial_value, v);
-    } else if (!strcmp(a, "--exchange")) {
-      pm_exchange_t k;
-      if (pm_exchange_parse(v, &k)) {
-        pm_tool_report(tool, PM_ERR_ARG);
-        return -1;
-      }
-      p->exchange = (int)k;
+    if (control) {
+      pm_tool_error(tool, "unexpected argument '%s': one control file at most", a);
+      return -1;
     }
+    control = a;
   }
+  int set_dt = pm_tool_seen(t, "--dt"), set_every = pm_tool_seen(t, "--every"), set_mass = pm_tool_seen(t, "--mass");
+  int set_field = pm_tool_seen(t, "--initial-field"), set_step = pm_tool_seen(t, "--initial-step");
   /* Transient options go together. */
   if (set_dt != (p->steps > 0)) {
     pm_tool_error(tool, "%s: a transient run needs both --dt DT and --steps N",
@@ -480,8 +382,8 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
     goto done;
   }
   if (control) {
-    control_t c;
-    ierr = read_control(control, &c);
+    pm_lecture_control_t c;
+    ierr = pm_lecture_control_read(control, &c);
     if (ierr) {
       pm_tool_report(tool, ierr);
       goto done;
@@ -493,11 +395,11 @@ static int parse(int argc, char **argv, int nranks, params_t *p) {
                     control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
       goto done;
     }
-    if (!set_src) snprintf(p->src_expr[p->n_source++], EXPR_LEN, "%.17g", c.q);
-    if (!set_cond) snprintf(p->cond_expr[p->n_cond++], EXPR_LEN, "%.17g", c.cond);
-    if (!set_area) p->area = c.a;
-    if (!set_maxit) p->maxit = (int)c.itermax;
-    if (!set_rtol) p->rtol = c.eps;
+    if (!pm_tool_seen(t, "--source")) snprintf(p->src_expr[p->n_source++], EXPR_LEN, "%.17g", c.q);
+    if (!pm_tool_seen(t, "--conductivity")) snprintf(p->cond_expr[p->n_cond++], EXPR_LEN, "%.17g", c.cond);
+    if (!pm_tool_seen(t, "--area")) p->area = c.a;
+    if (!pm_tool_seen(t, "--maxit")) p->maxit = (int)c.itermax;
+    if (!pm_tool_seen(t, "--rtol")) p->rtol = c.eps;
     for (int g = 0; p->n_dir == 0 && g < meta->n_groups; g++)
       if (strcmp(meta->group_name[g], "xmin") == 0) {
         strcpy(p->dir_group[0], "xmin");
