@@ -11,33 +11,30 @@
 
 #include "pmesh/pm_error.h"
 
-void pm_tool_error(const char *tool, const char *fmt, ...) {
+int pm_tool_error(const char *tool, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "%s: error: ", tool);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fputc('\n', stderr);
+  return -1;
 }
 
-void pm_tool_report(const char *tool, int code) {
+int pm_tool_report(const char *tool, int code) {
   const char *msg = pm_error_message();
   fprintf(stderr, "%s: error: %s\n", tool, msg[0] ? msg : pm_error_name(code));
   if (getenv("PMESH_TRACE")) fprintf(stderr, "%s: trace: %s\n", tool, pm_error_where());
+  return -1;
 }
 
 int pm_tool_int(const char *tool, const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *v) {
   char *end;
   errno = 0;
   long long x = strtoll(s, &end, 10);
-  if (s[0] == '\0' || *end != '\0' || end == s) {
-    pm_tool_error(tool, "%s: expected an integer, got '%s'", opt, s);
-    return -1;
-  }
-  if (errno == ERANGE || x < lo || x > hi) {
-    pm_tool_error(tool, "%s: %s is out of range [%lld, %lld]", opt, s, (long long)lo, (long long)hi);
-    return -1;
-  }
+  if (s[0] == '\0' || *end != '\0' || end == s) return pm_tool_error(tool, "%s: expected an integer, got '%s'", opt, s);
+  if (errno == ERANGE || x < lo || x > hi)
+    return pm_tool_error(tool, "%s: %s is out of range [%lld, %lld]", opt, s, (long long)lo, (long long)hi);
   *v = x;
   return 0;
 }
@@ -46,30 +43,19 @@ int pm_tool_double(const char *tool, const char *opt, const char *s, double lo, 
   char *end;
   errno = 0;
   double x = strtod(s, &end);
-  if (s[0] == '\0' || *end != '\0' || end == s) {
-    pm_tool_error(tool, "%s: expected a number, got '%s'", opt, s);
-    return -1;
-  }
-  if (errno == ERANGE || !isfinite(x) || x < lo || x > hi) {
-    pm_tool_error(tool, "%s: %s is out of range [%g, %g]", opt, s, lo, hi);
-    return -1;
-  }
+  if (s[0] == '\0' || *end != '\0' || end == s) return pm_tool_error(tool, "%s: expected a number, got '%s'", opt, s);
+  if (errno == ERANGE || !isfinite(x) || x < lo || x > hi)
+    return pm_tool_error(tool, "%s: %s is out of range [%g, %g]", opt, s, lo, hi);
   *v = x;
   return 0;
 }
 
 int pm_tool_open(const char *tool, pm_tool_out_t *o, const char *path) {
-  if (strlen(path) >= sizeof o->path) {
-    pm_tool_error(tool, "path too long: %s", path);
-    return -1;
-  }
+  if (strlen(path) >= sizeof o->path) return pm_tool_error(tool, "path too long: %s", path);
   strcpy(o->path, path);
   snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
   o->fp = fopen(o->tmp, "w");
-  if (!o->fp) {
-    pm_tool_error(tool, "%s: cannot create: %s", o->tmp, strerror(errno));
-    return -1;
-  }
+  if (!o->fp) return pm_tool_error(tool, "%s: cannot create: %s", o->tmp, strerror(errno));
   return 0;
 }
 
@@ -126,10 +112,7 @@ int pm_tool_parse_opt(const char *tool, pm_tool_opt_t *t, void *ctx, int argc, c
     *(int *)t->dst = 1;
     return 0;
   }
-  if (*i + 1 >= argc) {
-    pm_tool_error(tool, "option %s needs a value (see %s --help)", a, tool);
-    return -1;
-  }
+  if (*i + 1 >= argc) return pm_tool_error(tool, "option %s needs a value (see %s --help)", a, tool);
   const char *v = argv[++*i];
   int64_t iv;
   switch (t->kind) {
@@ -140,14 +123,10 @@ int pm_tool_parse_opt(const char *tool, pm_tool_opt_t *t, void *ctx, int argc, c
     case PM_TOOL_DOUBLE:
       return pm_tool_double(tool, a, v, t->lo, t->hi, t->dst);
     case PM_TOOL_STRING:
-      if (!t->what && strlen(v) >= (size_t)t->hi) {
-        pm_tool_error(tool, "%s: path longer than %d characters", a, (int)t->hi - 1);
-        return -1;
-      }
-      if (t->what && (strlen(v) >= (size_t)t->hi || !v[0])) {
-        pm_tool_error(tool, "%s: expected %s below %d characters", a, t->what, (int)t->hi);
-        return -1;
-      }
+      if (!t->what && strlen(v) >= (size_t)t->hi)
+        return pm_tool_error(tool, "%s: path longer than %d characters", a, (int)t->hi - 1);
+      if (t->what && (strlen(v) >= (size_t)t->hi || !v[0]))
+        return pm_tool_error(tool, "%s: expected %s below %d characters", a, t->what, (int)t->hi);
       strcpy(t->dst, v);
       return 0;
     case PM_TOOL_CHOICE: {

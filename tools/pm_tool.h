@@ -10,10 +10,11 @@
 int pm_tool_int(const char *tool, const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *v);
 /** Parse a whole finite number in [lo, hi]. */
 int pm_tool_double(const char *tool, const char *opt, const char *s, double lo, double hi, double *v);
-/** Print the recorded pmesh error as "TOOL: error: message" (with the trace if PMESH_TRACE is set). */
-void pm_tool_report(const char *tool, int code);
-/** Print "TOOL: error: <printf message>". */
-void pm_tool_error(const char *tool, const char *fmt, ...)
+/** Print the recorded pmesh error as "TOOL: error: message" (with the trace if PMESH_TRACE is set).
+ * Returns -1, so a parser can `return pm_tool_report(...)`. */
+int pm_tool_report(const char *tool, int code);
+/** Print "TOOL: error: <printf message>".  Returns -1. */
+int pm_tool_error(const char *tool, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
