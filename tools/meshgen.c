@@ -75,7 +75,8 @@ typedef struct options {
 } options_t;
 
 /* Parse a whole argument as an integer in [lo, hi]; reports and returns -1 otherwise. */
-static int parse_int(const char *what, const char *s, long long lo, long long hi, int64_t *out) {
+static int parse_int(const char *what, const char *s, long long lo, long long hi,
+                     int64_t *out) {
   char *end;
   long long v;
   errno = 0;
@@ -189,7 +190,8 @@ static int parse_args(int argc, char **argv, options_t *o) {
     if (parse_int("NY", pos[2], 2, MESHGEN_MAX_NODES / 2, &o->ny)) return -1;
     /* Both factors are <= 5e8, so the product cannot overflow int64_t. */
     if (o->nx * o->ny > MESHGEN_MAX_NODES) {
-      error("NX*NY = %lld nodes is too many (at most %lld)", (long long)(o->nx * o->ny), MESHGEN_MAX_NODES);
+      error("NX*NY = %lld nodes is too many (at most %lld)", (long long)(o->nx * o->ny),
+            MESHGEN_MAX_NODES);
       return -1;
     }
     o->lx = (double)(o->nx - 1);
@@ -213,9 +215,9 @@ static int parse_args(int argc, char **argv, options_t *o) {
  * Writers.  Each returns 0, or -1 as soon as a write fails (errno tells why). */
 
 /* Every write goes through OUT so that a full disk is noticed at once. */
-#define OUT(...)                                \
-  do {                                          \
-    if (fprintf(f, __VA_ARGS__) < 0) return -1; \
+#define OUT(...)                                                                          \
+  do {                                                                                    \
+    if (fprintf(f, __VA_ARGS__) < 0) return -1;                                           \
   } while (0)
 
 /* %.17g so that every coordinate reads back to the same double. */
@@ -270,18 +272,10 @@ static double grid_coord(int64_t i, int64_t n, double len) {
  * point to its second (as in the $Entities section). */
 static void curve_node(int c, int64_t p, int64_t nx, int64_t ny, int64_t *i, int64_t *j) {
   switch (c) {
-    case 1:
-      *i = p, *j = 0;
-      break;
-    case 2:
-      *i = nx - 1, *j = p;
-      break;
-    case 3:
-      *i = nx - 1 - p, *j = ny - 1;
-      break;
-    default:
-      *i = 0, *j = ny - 1 - p;
-      break;
+  case 1: *i = p, *j = 0; break;
+  case 2: *i = nx - 1, *j = p; break;
+  case 3: *i = nx - 1 - p, *j = ny - 1; break;
+  default: *i = 0, *j = ny - 1 - p; break;
   }
 }
 
@@ -319,7 +313,8 @@ static int write_grid(FILE *f, const options_t *o) {
   OUT("$Nodes\n9 %lld 1 %lld\n", (long long)nn, (long long)nn);
   for (c = 0; c < 4; c++) {
     i = corner_i[c], j = corner_j[c];
-    OUT("0 %d 0 1\n%lld\n" XYZ, c + 1, (long long)(j * nx + i + 1), grid_coord(i, nx, lx), grid_coord(j, ny, ly));
+    OUT("0 %d 0 1\n%lld\n" XYZ, c + 1, (long long)(j * nx + i + 1), grid_coord(i, nx, lx),
+        grid_coord(j, ny, ly));
   }
   for (c = 1; c <= 4; c++) {
     const int64_t len = (c % 2 == 1) ? nx - 1 : ny - 1;
@@ -351,7 +346,8 @@ static int write_grid(FILE *f, const options_t *o) {
       int64_t i1, j1;
       curve_node(c, p, nx, ny, &i, &j);
       curve_node(c, p + 1, nx, ny, &i1, &j1);
-      OUT("%lld %lld %lld\n", (long long)++tag, (long long)(j * nx + i + 1), (long long)(j1 * nx + i1 + 1));
+      OUT("%lld %lld %lld\n", (long long)++tag, (long long)(j * nx + i + 1),
+          (long long)(j1 * nx + i1 + 1));
     }
   }
   OUT("2 1 %d %lld\n", o->tri ? 2 : 3, (long long)ncellel);

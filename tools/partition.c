@@ -216,12 +216,11 @@ int main(int argc, char **argv) {
   int big = mesh->n_nodes > 200000;
   if (mesh->n_dropped_nodes)
     fprintf(stderr,
-            "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64 ") were dropped; %" PRId64
-            " lower-dimension element(s) on them were dropped too\n",
+            "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64
+            ") were dropped; %" PRId64 " lower-dimension element(s) on them were dropped too\n",
             mesh_path, mesh->n_dropped_nodes, mesh->dim == 2 ? "triangle or quadrangle" : "line",
             mesh->first_dropped_gid, mesh->n_dropped_entries);
-  if (big)
-    fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", mesh->n_nodes, st[0].seconds);
+  if (big) fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", mesh->n_nodes, st[0].seconds);
 
   t = pm_wtime();
   PM_TRY(pm_graph_build(mesh, halo, &graph));
@@ -245,8 +244,7 @@ int main(int argc, char **argv) {
   PM_TRY(pm_part_compute(mesh, &graph, &opt, part, &edgecut));
   st[ST_PART].seconds = pm_wtime() - t;
   st[ST_PART].peak = pm_peak_rss();
-  if (big)
-    fprintf(stderr, "partition: partitioned in %.2f s; writing %d local meshes\n", st[ST_PART].seconds, opt.nparts);
+  if (big) fprintf(stderr, "partition: partitioned in %.2f s; writing %d local meshes\n", st[ST_PART].seconds, opt.nparts);
 
   /* Fingerprint: the source, the options and the assignment itself. */
   uint64_t fp = pm_fnv1a(PM_FNV_OFFSET, &checksum, sizeof checksum);
@@ -353,15 +351,16 @@ int main(int argc, char **argv) {
     fprintf(fp_,
             ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"seed\": %" PRId64
             ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64
-            ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
-            ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64 ",\n  \"imbalance\": %.6f,\n  \"ranks\": [\n",
-            opt.nparts, opt.method == PM_PART_FILE ? "file" : method_s, halo_s, seed, ufactor, mesh->dim, mesh->n_nodes,
-            mesh->n_elems, mesh->n_dropped_nodes, edgecut, mn, avg, mx, imbalance);
+            ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64
+            ",\n  \"internal_min\": %" PRId64 ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64
+            ",\n  \"imbalance\": %.6f,\n  \"ranks\": [\n",
+            opt.nparts, opt.method == PM_PART_FILE ? "file" : method_s, halo_s, seed, ufactor, mesh->dim,
+            mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, edgecut, mn, avg, mx, imbalance);
     for (int r = 0; r < opt.nparts; r++)
       fprintf(fp_,
               "    {\"rank\": %d, \"internal\": %" PRId64 ", \"external\": %" PRId64 ", \"aux\": %" PRId64
-              ", \"elements\": %" PRId64 ", \"neighbours\": %" PRId64 ", \"import\": %" PRId64 ", \"export\": %" PRId64
-              "}%s\n",
+              ", \"elements\": %" PRId64 ", \"neighbours\": %" PRId64 ", \"import\": %" PRId64
+              ", \"export\": %" PRId64 "}%s\n",
               r, rs[r].internal, rs[r].external, rs[r].aux, rs[r].elems, rs[r].neib, rs[r].import, rs[r].export_,
               r + 1 < opt.nparts ? "," : "");
     fprintf(fp_, "  ],\n  \"stages\": [\n");

@@ -16,7 +16,7 @@ enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_COUNT };
 enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 
 /* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
- * fingerprint, then characters only: the datatype below is built from that layout. */
+ * fingerprint, then characters only: solve.c builds its MPI datatype from that layout. */
 typedef struct params {
   int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
