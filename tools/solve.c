@@ -12,11 +12,13 @@
  *   mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]
  *
  * The run itself is the library's (pm_run.h): options -> pm_partition_load -> a pm_problem_t ->
- * pm_run_steady / pm_run_transient -> report.  Rank 0 reads the options (and the lecture's control
- * file), checks the problem against the partition's metadata and sends everything to every rank
- * in one MPI_Bcast of a struct datatype, so a bad option is reported once, before any rank
+ * pm_run_steady / pm_run_transient -> report.  Rank 0 reads the options (solve_args.c: the
+ * command line and the lecture's control file), checks the problem against the partition's metadata and sends
+ * everything to every rank in one MPI_Bcast of a struct datatype, so a bad option is reported once, before any rank
  * loads anything.  Library errors are agreed across ranks; the failing rank prints its message. */
 #define _POSIX_C_SOURCE 200809L
+#include "solve.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <mpi.h>
@@ -25,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_scan.h"
 #include "pm_tool.h"
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_comm.h"
@@ -33,45 +34,13 @@
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
-static const char *tool = "solve";
-
-/* The preconditioners of --precond: their names (the create is precond_create, below params). */
-enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_COUNT };
 static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg"};
-
-enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
-
-/* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
- * fingerprint, then characters only: the datatype below is built from that layout. */
-typedef struct params {
-  int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
-  int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
-  int n_source, n_cond, n_dir, n_neu;
-  int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
-  int amg_smoother, amg_sweeps, amg_levels, amg_coarse;
-  double rtol, area, dt, amg_threshold;
-  uint64_t fingerprint;
-  char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
-  char initial[PATH_LEN], initial_field[NAME_LEN], initial_value[EXPR_LEN];
-  char exact[EXPR_LEN];
-  char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];
-  char src_expr[MAXBC][EXPR_LEN], cond_expr[MAXBC][EXPR_LEN], dir_expr[MAXBC][EXPR_LEN], neu_expr[MAXBC][EXPR_LEN];
-} params_t;
-
-static void amg_options(const params_t *p, pm_amg_options_t *o) {
-  pm_amg_options_default(o);
-  o->threshold = p->amg_threshold;
-  o->smoother = (pm_amg_smoother_t)p->amg_smoother;
-  o->sweeps = p->amg_sweeps;
-  o->max_levels = p->amg_levels;
-  o->coarse_size = p->amg_coarse;
-}
 
 /* The one place a preconditioner of --precond is created. */
 static int precond_create(const params_t *p, pm_pc_t **pc) {
   if (p->precond == PRECOND_AMG) {
     pm_amg_options_t o;
-    amg_options(p, &o);
+    solve_amg_options(p, &o);
     return pm_pc_create_amg(&o, pc);
   }
   return p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(pc) : pm_pc_create_none(pc);
@@ -90,458 +59,6 @@ static int params_type(MPI_Datatype *type) {
   MPI_Type_free(&t);
   PM_CALL_MPI(MPI_Type_commit(type));
   return PM_OK;
-}
-
-static void usage(FILE *fp) {
-  fprintf(fp,
-          "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
-          "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n"
-          "\n"
-          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
-          "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
-          "step, the result a time series).  P must equal the number of parts of the partition.\n"
-          "\n"
-          "options:\n"
-          "  -p DIR                 partition directory (default: %s)\n"
-          "  -o FILE.h5             result file (default: result.h5, with result.xmf beside it)\n"
-          "  --no-output            write no result file (benchmarks)\n"
-          "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
-          "                         GROUP= applies it to the elements of a physical group\n"
-          "  --conductivity [GROUP=]K   conductivity k (default 1)\n"
-          "  --area A               cross-section of a 1D bar (default 1)\n"
-          "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
-          "                         boundary=0 when neither --dirichlet nor --neumann is given,\n"
-          "                         xmin=0 with the lecture's control file)\n"
-          "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n"
-          "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
-          "                         (structured grids partitioned with --halo edge)\n"
-          "  --precond none|jacobi|amg  preconditioner (default jacobi; amg: smoothed aggregation)\n"
-          "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n"
-          "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n"
-          "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n"
-          "  --amg-levels L         at most L levels (default 10)\n"
-          "  --amg-coarse N         a level of at most N rows is the coarsest, factored (default 500)\n"
-          "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n"
-          "  --maxit N              iteration limit (default 10000)\n"
-          "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n"
-          "  --monitor K            print the residual every K iterations\n"
-          "  --exact EXPR           report max-norm and L2 errors against this solution\n"
-          "  --summary FILE.json    write the run's figures as JSON\n"
-          "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n"
-          "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
-          "                         (transient: the last step)\n"
-          "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0 (Dirichlet values\n"
-          "                         constant in time); the result is a series of steps 0, K, 2K, ..., N\n"
-          "  --every K              write every K-th step (default 1; step 0 and the last always)\n"
-          "  --mass consistent|lumped  mass matrix (default consistent; fdm5: lumped, the nodal value)\n"
-          "  --initial-value EXPR   u^0 (transient) or CG initial guess (steady) (default 0)\n"
-          "  --initial FILE.h5      u^0 or initial guess from an earlier result of the same mesh\n"
-          "                         (any number of ranks); Dirichlet nodes keep their values\n"
-          "  --initial-field NAME   field to read (default u)\n"
-          "  --initial-step K       stored step K of a series (/steps/K; default the last)\n"
-          "  --exchange-test        fill internal nodes with their global ids, exchange, check,\n"
-          "                         print the lecture's RECVbuf lines\n"
-          "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
-          "  --help, --version\n",
-          PM_DEFAULT_PART_DIR, pm_exchange_name(pm_exchange_default()));
-}
-
-/* "GROUP=EXPR" or, where allowed, "EXPR". */
-static int split_bc(const char *opt, const char *v, int need_group, char *group, char *expr) {
-  const char *eq = strchr(v, '=');
-  if (!eq && need_group) {
-    pm_tool_error(tool, "%s %s: expected GROUP=VALUE", opt, v);
-    return -1;
-  }
-  size_t gl = eq ? (size_t)(eq - v) : 0;
-  const char *e = eq ? eq + 1 : v;
-  if ((eq && gl == 0) || gl >= NAME_LEN || strlen(e) >= EXPR_LEN || e[0] == '\0') {
-    pm_tool_error(tool, "%s %s: expected %sVALUE with a group name below %d and a value below %d characters", opt, v,
-                  need_group ? "GROUP=" : "[GROUP=]", NAME_LEN, EXPR_LEN);
-    return -1;
-  }
-  memcpy(group, v, gl);
-  group[gl] = '\0';
-  strcpy(expr, e);
-  return 0;
-}
-
-static int set_path(char *dst, const char *opt, const char *v) {
-  if (strlen(v) >= PATH_LEN) {
-    pm_tool_error(tool, "%s: path longer than %d characters", opt, PATH_LEN - 1);
-    return -1;
-  }
-  strcpy(dst, v);
-  return 0;
-}
-
-/* The lecture's control file: NEg / dX Q A COND / ITERmax / EPS. */
-typedef struct control {
-  int64_t neg, itermax;
-  double dx, q, a, cond, eps;
-} control_t;
-
-static int read_control(const char *path, control_t *c) {
-  pm_scan_t s;
-  PM_CALL(pm_scan_open(&s, path));
-  int ierr = pm_scan_int64(&s, 1, INT64_MAX, "NEg (number of elements, line 1)", &c->neg);
-  if (!ierr) ierr = pm_scan_double(&s, "dX (line 2)", &c->dx);
-  if (!ierr) ierr = pm_scan_double(&s, "Q (line 2)", &c->q);
-  if (!ierr) ierr = pm_scan_double(&s, "A (line 2)", &c->a);
-  if (!ierr) ierr = pm_scan_double(&s, "COND (line 2)", &c->cond);
-  if (!ierr) ierr = pm_scan_int64(&s, 0, INT32_MAX, "ITERmax (line 3)", &c->itermax);
-  if (!ierr) ierr = pm_scan_double(&s, "EPS (line 4)", &c->eps);
-  if (!ierr && !(c->dx > 0 && c->a > 0 && c->cond > 0 && c->eps >= 0))
-    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: dX, A and COND must be positive and EPS >= 0", path);
-  if (!ierr) {
-    const char *t;
-    size_t n;
-    ierr = pm_scan_token(&s, &t, &n);
-    if (!ierr && t)
-      ierr = PM_SCAN_FAIL(&s, PM_ERR_FORMAT, "unexpected '%s' after EPS: the control file has 4 lines", s.tok);
-  }
-  pm_scan_close(&s);
-  return ierr;
-}
-
-/* The problem of the options (every rank builds the same one). */
-static int build_problem(const params_t *p, pm_problem_t **prob) {
-  PM_CALL(pm_problem_create(prob));
-  pm_problem_t *q = *prob;
-  PM_CALL(pm_problem_set_scheme(q, (pm_scheme_t)p->scheme));
-  PM_CALL(pm_problem_set_area(q, p->area));
-  for (int i = 0; i < p->n_source; i++)
-    PM_CALL(pm_problem_set_source(q, p->src_group[i][0] ? p->src_group[i] : NULL, pm_value_expr(p->src_expr[i])));
-  for (int i = 0; i < p->n_cond; i++)
-    PM_CALL(
-        pm_problem_set_conductivity(q, p->cond_group[i][0] ? p->cond_group[i] : NULL, pm_value_expr(p->cond_expr[i])));
-  for (int i = 0; i < p->n_dir; i++)
-    PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
-  for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
-  return PM_OK;
-}
-
-/* Rank 0: options, control file and metadata into p.  Returns 0, or -1 after printing why. */
-static int parse(int argc, char **argv, int nranks, params_t *p) {
-  const char *control = NULL;
-  int set_src = 0, set_cond = 0, set_area = 0, set_maxit = 0, set_rtol = 0;
-  int set_dt = 0, set_every = 0, set_mass = 0, set_field = 0, set_step = 0;
-  p->every = 1;
-  p->mass = PM_MASS_CONSISTENT;
-  p->initial_step = -1;
-  strcpy(p->initial_field, "u");
-  p->scheme = PM_SCHEME_FEM;
-  p->precond = PRECOND_JACOBI;
-  pm_amg_options_t ao;
-  pm_amg_options_default(&ao);
-  p->amg_threshold = ao.threshold;
-  p->amg_smoother = (int)ao.smoother;
-  p->amg_sweeps = ao.sweeps;
-  p->amg_levels = ao.max_levels;
-  p->amg_coarse = (int)ao.coarse_size;
-  p->exchange = pm_exchange_default();
-  p->maxit = 10000;
-  p->rtol = 1e-8;
-  p->area = 1.0;
-  strcpy(p->dir, PM_DEFAULT_PART_DIR);
-  strcpy(p->out_h5, "result.h5");
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      p->status = 2;
-      return 0;
-    }
-    if (!strcmp(a, "--version")) {
-      printf("solve (pmesh) %s\n", PMESH_VERSION);
-      p->status = 2;
-      return 0;
-    }
-    if (!strcmp(a, "--exchange-test")) {
-      p->exchange_test = 1;
-      continue;
-    }
-    if (!strcmp(a, "--no-output")) {
-      p->no_output = 1;
-      continue;
-    }
-    /* The options that take a value, each between spaces. */
-    static const char valued[] =
-        " -p -o --source --conductivity --area --dirichlet --neumann --scheme --precond --amg-threshold --amg-smoother "
-        "--amg-sweeps --amg-levels --amg-coarse --rtol --maxit --exchange"
-        " --monitor --exact --summary --dump-matrix --dump-solution --dt --steps --every --mass --initial"
-        " --initial-field --initial-step --initial-value ";
-    char key[64];
-    snprintf(key, sizeof key, " %s ", a);
-    int is_valued = strlen(a) < 48 && strstr(valued, key) != NULL;
-    if (!is_valued) {
-      if (a[0] == '-' && a[1]) {
-        pm_tool_error(tool, "unknown option '%s' (see solve --help)", a);
-        return -1;
-      }
-      if (control) {
-        pm_tool_error(tool, "unexpected argument '%s': one control file at most", a);
-        return -1;
-      }
-      control = a;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      pm_tool_error(tool, "option %s needs a value (see solve --help)", a);
-      return -1;
-    }
-    const char *v = argv[++i];
-    int64_t iv;
-    const char *paths[] = {"-p", "-o", "--summary", "--dump-matrix", "--dump-solution", "--initial"};
-    char *path_dst[] = {p->dir, p->out_h5, p->summary, p->dump, p->dump_u, p->initial};
-    int path_opt = -1;
-    for (int k = 0; k < 6; k++)
-      if (!strcmp(a, paths[k])) path_opt = k;
-    if (path_opt >= 0) {
-      if (set_path(path_dst[path_opt], a, v)) return -1;
-    } else if (!strcmp(a, "--exact")) {
-      if (strlen(v) >= EXPR_LEN || !v[0]) {
-        pm_tool_error(tool, "--exact: expected an expression below %d characters", EXPR_LEN);
-        return -1;
-      }
-      strcpy(p->exact, v);
-    } else if (!strcmp(a, "--source") || !strcmp(a, "--conductivity") || !strcmp(a, "--dirichlet") ||
-               !strcmp(a, "--neumann")) {
-      int which = !strcmp(a, "--source") ? 0 : !strcmp(a, "--conductivity") ? 1 : !strcmp(a, "--dirichlet") ? 2 : 3;
-      int *cnt[4] = {&p->n_source, &p->n_cond, &p->n_dir, &p->n_neu};
-      char(*grp[4])[NAME_LEN] = {p->src_group, p->cond_group, p->dir_group, p->neu_group};
-      char(*ex[4])[EXPR_LEN] = {p->src_expr, p->cond_expr, p->dir_expr, p->neu_expr};
-      if (*cnt[which] == MAXBC) {
-        pm_tool_error(tool, "%s: at most %d of them", a, MAXBC);
-        return -1;
-      }
-      if (split_bc(a, v, which >= 2, grp[which][*cnt[which]], ex[which][*cnt[which]])) return -1;
-      (*cnt[which])++;
-      if (which == 0) set_src = 1;
-      if (which == 1) set_cond = 1;
-    } else if (!strcmp(a, "--area")) {
-      if (pm_tool_double(tool, a, v, 1e-300, 1e300, &p->area)) return -1;
-      set_area = 1;
-    } else if (!strcmp(a, "--scheme")) {
-      if (!strcmp(v, "fem")) {
-        p->scheme = PM_SCHEME_FEM;
-      } else if (!strcmp(v, "fdm5")) {
-        p->scheme = PM_SCHEME_FDM5;
-      } else {
-        pm_tool_error(tool, "--scheme %s: expected fem or fdm5", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--precond")) {
-      if (!strcmp(v, "none")) {
-        p->precond = PRECOND_NONE;
-      } else if (!strcmp(v, "jacobi")) {
-        p->precond = PRECOND_JACOBI;
-      } else if (!strcmp(v, "amg")) {
-        p->precond = PRECOND_AMG;
-      } else {
-        pm_tool_error(tool, "--precond %s: expected none, jacobi or amg", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--amg-threshold")) {
-      if (pm_tool_double(tool, a, v, -1e300, 1e300, &p->amg_threshold)) return -1;
-    } else if (!strcmp(a, "--amg-smoother")) {
-      pm_amg_smoother_t sm;
-      if (pm_amg_smoother_parse(v, &sm)) {
-        pm_tool_error(tool, "--amg-smoother: %s", pm_error_message());
-        return -1;
-      }
-      p->amg_smoother = (int)sm;
-    } else if (!strcmp(a, "--amg-sweeps") || !strcmp(a, "--amg-levels") || !strcmp(a, "--amg-coarse")) {
-      if (pm_tool_int(tool, a, v, INT32_MIN, INT32_MAX, &iv)) return -1;
-      *(!strcmp(a, "--amg-sweeps")   ? &p->amg_sweeps
-        : !strcmp(a, "--amg-levels") ? &p->amg_levels
-                                     : &p->amg_coarse) = (int)iv;
-    } else if (!strcmp(a, "--rtol")) {
-      if (pm_tool_double(tool, a, v, 0, 1, &p->rtol)) return -1;
-      set_rtol = 1;
-    } else if (!strcmp(a, "--maxit")) {
-      if (pm_tool_int(tool, a, v, 0, INT32_MAX, &iv)) return -1;
-      p->maxit = (int)iv;
-      set_maxit = 1;
-    } else if (!strcmp(a, "--monitor")) {
-      if (pm_tool_int(tool, a, v, 1, INT32_MAX, &iv)) return -1;
-      p->monitor = (int)iv;
-    } else if (!strcmp(a, "--dt")) {
-      char *end;
-      p->dt = strtod(v, &end);
-      if (!v[0] || *end || !isfinite(p->dt) || !(p->dt > 0)) {
-        pm_tool_error(tool, "--dt %s: the time step must be a positive finite number", v);
-        return -1;
-      }
-      set_dt = 1;
-    } else if (!strcmp(a, "--steps") || !strcmp(a, "--every") || !strcmp(a, "--initial-step")) {
-      int64_t lo = !strcmp(a, "--initial-step") ? 0 : 1;
-      if (pm_tool_int(tool, a, v, INT64_MIN, INT64_MAX, &iv)) return -1;
-      if (iv < lo || iv > INT32_MAX) {
-        pm_tool_error(tool, "%s %s: expected %s", a, v,
-                      lo ? "at least 1" : "a step number >= 0 (omit it for the last step)");
-        return -1;
-      }
-      if (!strcmp(a, "--steps")) {
-        p->steps = (int)iv;
-      } else if (!strcmp(a, "--every")) {
-        p->every = (int)iv;
-        set_every = 1;
-      } else {
-        p->initial_step = (int)iv;
-        set_step = 1;
-      }
-    } else if (!strcmp(a, "--mass")) {
-      if (!strcmp(v, "consistent")) {
-        p->mass = PM_MASS_CONSISTENT;
-      } else if (!strcmp(v, "lumped")) {
-        p->mass = PM_MASS_LUMPED;
-      } else {
-        pm_tool_error(tool, "--mass %s: expected consistent or lumped", v);
-        return -1;
-      }
-      set_mass = 1;
-    } else if (!strcmp(a, "--initial-field")) {
-      if (strlen(v) >= NAME_LEN || !v[0]) {
-        pm_tool_error(tool, "--initial-field: expected a field name below %d characters", NAME_LEN);
-        return -1;
-      }
-      strcpy(p->initial_field, v);
-      set_field = 1;
-    } else if (!strcmp(a, "--initial-value")) {
-      if (strlen(v) >= EXPR_LEN || !v[0]) {
-        pm_tool_error(tool, "--initial-value: expected an expression below %d characters", EXPR_LEN);
-        return -1;
-      }
-      strcpy(p->initial_value, v);
-    } else if (!strcmp(a, "--exchange")) {
-      pm_exchange_t k;
-      if (pm_exchange_parse(v, &k)) {
-        pm_tool_report(tool, PM_ERR_ARG);
-        return -1;
-      }
-      p->exchange = (int)k;
-    }
-  }
-  /* Transient options go together. */
-  if (set_dt != (p->steps > 0)) {
-    pm_tool_error(tool, "%s: a transient run needs both --dt DT and --steps N",
-                  set_dt ? "--dt without --steps" : "--steps without --dt");
-    return -1;
-  }
-  if (!set_dt && (set_every || set_mass)) {
-    pm_tool_error(tool, "%s applies to transient runs: give --dt DT and --steps N too",
-                  set_every ? "--every" : "--mass");
-    return -1;
-  }
-  if (p->scheme == PM_SCHEME_FDM5 && set_dt) {
-    if (set_mass && p->mass == PM_MASS_CONSISTENT) {
-      pm_tool_error(tool,
-                    "--mass consistent: --scheme fdm5 has no consistent mass matrix (its mass is the nodal "
-                    "value, the identity): use --mass lumped, the default for fdm5");
-      return -1;
-    }
-    p->mass = PM_MASS_LUMPED;
-  }
-  if (p->initial[0] && p->initial_value[0]) {
-    pm_tool_error(tool, "--initial and --initial-value exclude each other: give one");
-    return -1;
-  }
-  if (!p->initial[0] && (set_field || set_step)) {
-    pm_tool_error(tool, "%s needs --initial FILE.h5", set_field ? "--initial-field" : "--initial-step");
-    return -1;
-  }
-  /* XDMF beside the HDF5 file. */
-  size_t len = strlen(p->out_h5);
-  if (len < 3 || strcmp(p->out_h5 + len - 3, ".h5") != 0) {
-    pm_tool_error(tool, "-o %s: the result file's name must end in .h5", p->out_h5);
-    return -1;
-  }
-  snprintf(p->out_xmf, PATH_LEN, "%.*s.xmf", (int)(len - 3), p->out_h5);
-
-  /* The partition's metadata: rank count, groups, fingerprint. */
-  char path[PATH_LEN + 64];
-  pm_meta_t *meta = NULL;
-  pm_problem_t *prob = NULL;
-  int ierr = pm_meta_path(p->dir, path, sizeof path);
-  if (!ierr) ierr = pm_meta_read(path, &meta);
-  if (ierr) {
-    pm_tool_report(tool, ierr);
-    fprintf(stderr, "%s: hint: make a partition first: partition MESH %d -o %s\n", tool, nranks, p->dir);
-    return -1;
-  }
-  int rc = -1;
-  p->nparts = meta->nparts;
-  p->dim = meta->dim;
-  p->fingerprint = meta->fingerprint;
-  if (meta->nparts != nranks) {
-    pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
-                  nranks, meta->nparts);
-    goto done;
-  }
-  if (control) {
-    control_t c;
-    ierr = read_control(control, &c);
-    if (ierr) {
-      pm_tool_report(tool, ierr);
-      goto done;
-    }
-    if (c.neg != meta->global_elems) {
-      pm_tool_error(tool,
-                    "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64
-                    " elements (make it with: meshgen line %" PRId64 " %g)",
-                    control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
-      goto done;
-    }
-    if (!set_src) snprintf(p->src_expr[p->n_source++], EXPR_LEN, "%.17g", c.q);
-    if (!set_cond) snprintf(p->cond_expr[p->n_cond++], EXPR_LEN, "%.17g", c.cond);
-    if (!set_area) p->area = c.a;
-    if (!set_maxit) p->maxit = (int)c.itermax;
-    if (!set_rtol) p->rtol = c.eps;
-    for (int g = 0; p->n_dir == 0 && g < meta->n_groups; g++)
-      if (strcmp(meta->group_name[g], "xmin") == 0) {
-        strcpy(p->dir_group[0], "xmin");
-        strcpy(p->dir_expr[0], "0");
-        p->n_dir = 1;
-      }
-  }
-  if (p->n_source == 0) strcpy(p->src_expr[p->n_source++], "1");
-  if (p->n_cond == 0) strcpy(p->cond_expr[p->n_cond++], "1");
-  if (p->n_dir == 0 && p->n_neu == 0 && !p->exchange_test) {
-    strcpy(p->dir_group[0], "boundary");
-    strcpy(p->dir_expr[0], "0");
-    p->n_dir = 1;
-  }
-  /* The problem against the mesh's groups, and every expression (the ranks would all fail alike
-   * later; say it once, here, with the option concerned). */
-  pm_problem_item_t bad = PM_PROBLEM_NONE;
-  ierr = build_problem(p, &prob);
-  if (!ierr) ierr = pm_problem_check(prob, meta, &bad);
-  const char *single[2] = {p->exact, p->initial_value};
-  for (int w = 0; w < 2 && !ierr; w++) {
-    pm_expr_t *ex = NULL;
-    if (single[w][0]) ierr = pm_expr_create(single[w], &ex);
-    pm_expr_destroy(&ex);
-  }
-  if (ierr) {
-    static const char *opt[] = {"", "--source: ", "--conductivity: ", "--dirichlet: ", "--neumann: "};
-    pm_error_prefix(opt[bad]);
-    pm_tool_report(tool, ierr);
-    goto done;
-  }
-  if (p->precond == PRECOND_AMG) {
-    amg_options(p, &ao);
-    if (pm_amg_options_check(&ao)) {
-      pm_tool_error(tool, "--precond amg: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse)",
-                    pm_error_message());
-      goto done;
-    }
-  }
-  rc = 0;
-done:
-  pm_problem_destroy(&prob);
-  pm_meta_destroy(&meta);
-  return rc;
 }
 
 /* Print a library error on the rank that failed, with its rank (the other ranks return
@@ -698,7 +215,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: error: [rank %d] cannot set up: %s\n", tool, rank, pm_error_message());
     MPI_Abort(comm, 1);
   }
-  if (rank == 0 && parse(argc, argv, size, p)) p->status = 1;
+  if (rank == 0 && solve_parse(argc, argv, size, p)) p->status = 1;
   MPI_Request q;
   if (pm_comm_wait(MPI_Ibcast(p, 1, ptype, 0, comm, &q), &q) != MPI_SUCCESS) MPI_Abort(comm, 1);
   if (p->status) {
@@ -716,7 +233,7 @@ int main(int argc, char **argv) {
 
   /* The problem, the preconditioner, the run. */
   int32_t nt = part->local->n_total + part->local->n_aux;
-  ierr = build_problem(p, &prob);
+  ierr = solve_build_problem(p, &prob);
   if (!ierr) ierr = precond_create(p, &pc);
   if (!ierr) ierr = PM_MALLOC(u, nt > 0 ? nt : 1, "solution");
   if (report(rank, pm_comm_agree(comm, ierr))) goto finish;

@@ -29,5 +29,6 @@
 #include "pmesh/pm_cg.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_run.h"
+#include "pmesh/pm_lecture.h"
 
 #endif

@@ -1,0 +1,43 @@
+/* solve.h - what the two files of the solve tool share: the parameters rank 0 reads from the
+ * command line (solve_args.c) and sends to every rank for the run (solve.c). */
+#ifndef PMESH_TOOLS_SOLVE_H
+#define PMESH_TOOLS_SOLVE_H
+
+#include <stdint.h>
+
+#include "pmesh/pm_amg.h"
+#include "pmesh/pm_problem.h"
+
+static const char *const tool = "solve";
+
+/* The preconditioners of --precond: their names (solve.c creates them). */
+enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_COUNT };
+
+enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
+
+/* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
+ * fingerprint, then characters only: solve.c builds its MPI datatype from that layout. */
+typedef struct params {
+  int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
+  int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
+  int n_source, n_cond, n_dir, n_neu;
+  int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
+  int amg_smoother, amg_sweeps, amg_levels, amg_coarse;
+  double rtol, area, dt, amg_threshold;
+  uint64_t fingerprint;
+  char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
+  char initial[PATH_LEN], initial_field[NAME_LEN], initial_value[EXPR_LEN];
+  char exact[EXPR_LEN];
+  char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];
+  char src_expr[MAXBC][EXPR_LEN], cond_expr[MAXBC][EXPR_LEN], dir_expr[MAXBC][EXPR_LEN], neu_expr[MAXBC][EXPR_LEN];
+} params_t;
+
+/** Rank 0: the options, the control file and the partition's metadata into p (zeroed by the
+ * caller).  Returns 0 (p->status 2 after --help or --version), or -1 after printing why. */
+int solve_parse(int argc, char **argv, int nranks, params_t *p);
+/** The problem of the options (every rank builds the same one). */
+int solve_build_problem(const params_t *p, pm_problem_t **prob);
+/** The AMG options of --amg-*. */
+void solve_amg_options(const params_t *p, pm_amg_options_t *o);
+
+#endif
