@@ -39,6 +39,7 @@ typedef struct pm_cg_result {
  *  positive, ...) are agreed on every rank.  Collective. */
 typedef struct pm_cg pm_cg_t;
 int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg);
+/** Free; NULL-safe, sets *cg to NULL (the preconditioner is the caller's).  Not collective. */
 void pm_cg_destroy(pm_cg_t **cg);
 
 /** Solve A x = b.  b has N entries; x has NP entries and holds the initial guess (its externals

@@ -32,9 +32,10 @@ typedef struct pm_csr {
  *  (`edges_only`: only the nodes joined by an element edge - the 5-point stencil).  Values zero.
  *  Not collective. */
 int pm_csr_create(const pm_local_t *local, int edges_only, pm_csr_t **csr);
+/** Free; NULL-safe, sets *csr to NULL.  Not collective. */
 void pm_csr_destroy(pm_csr_t **csr);
 
-/** Position of column `col` in row `row` (binary search by global id), or -1. */
+/** Position of column `col` in row `row` (binary search by global id), or -1.  Not collective. */
 int32_t pm_csr_find(const pm_csr_t *csr, const int64_t *gid, int32_t row, int32_t col);
 
 /** y = A x (x has NP entries; its externals are refreshed by a halo update overlapped with the

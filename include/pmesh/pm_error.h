@@ -3,7 +3,8 @@
  * Every pmesh function that can fail returns an int code from the list below (PM_OK == 0).
  * The first failure records a message (what, where, what to do); callers up the stack add
  * their file:line to a short trace.  The library does not abort: a tool's main() decides how
- * to end the job (the one exception is in pm_comm.h: ranks left blocked in a collective call).  Not thread-safe: one message per process. */
+ * to end the job (the one exception is in pm_comm.h: ranks left blocked in a collective call).  Not thread-safe: one message per process.
+ * None of these functions is collective: each records or reads this process's message only. */
 #ifndef PMESH_PM_ERROR_H
 #define PMESH_PM_ERROR_H
 

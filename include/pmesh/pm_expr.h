@@ -25,7 +25,8 @@ pm_value_t pm_value_expr(const char *expr);
 pm_value_t pm_value_fn(pm_value_fn_t fn, void *ctx);
 /** Whether v is given (expr or fn set).  Not collective. */
 int pm_value_is_set(pm_value_t v);
-/** How to name v in messages and result attributes: the expression, or "(C function)". */
+/** How to name v in messages and result attributes: the expression, or "(C function)".  Not
+ *  collective. */
 const char *pm_value_text(pm_value_t v);
 
 /** A compiled value. */

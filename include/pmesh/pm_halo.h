@@ -30,7 +30,8 @@ typedef enum pm_exchange {
   PM_EXCHANGE_COUNT
 } pm_exchange_t;
 
-/** Name of a back-end ("isend", ...), and the back-end of a name (PM_ERR_ARG listing the names). */
+/** Name of a back-end ("isend", ...), and the back-end of a name (PM_ERR_ARG listing the names).
+ *  Not collective. */
 const char *pm_exchange_name(pm_exchange_t kind);
 int pm_exchange_parse(const char *name, pm_exchange_t *kind);
 /** The default back-end (the fastest in pmesh's benchmark). */
@@ -78,7 +79,7 @@ int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_accumulate_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_accumulate_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
-/** Convenience: begin + end. */
+/** Convenience: begin + end.  Collective among neighbours, as they are. */
 int pm_halo_update(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 

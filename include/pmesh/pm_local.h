@@ -104,11 +104,13 @@ typedef struct pm_meta {
 /* Written: version 2 (with mesh_fingerprint); read: versions 1 and 2. */
 enum { PM_META_VERSION = 2 };
 
+/** Write (through a temporary name), read (every field checked, the file and line named in
+ *  messages) and free partition metadata.  Not collective. */
 int pm_meta_write(const pm_meta_t *meta, const char *path);
 int pm_meta_read(const char *path, pm_meta_t **meta);
 void pm_meta_destroy(pm_meta_t **meta);
 
-/** Paths inside a partition directory (buffers of at least `size` bytes). */
+/** Paths inside a partition directory (buffers of at least `size` bytes).  Not collective. */
 int pm_local_path(const char *dir, int rank, char *buf, size_t size);
 int pm_meta_path(const char *dir, char *buf, size_t size);
 

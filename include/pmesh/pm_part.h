@@ -57,6 +57,8 @@ int pm_part_compute(const pm_mesh_t *mesh, const pm_graph_t *graph, const pm_par
 /** Per-rank lists built once for all ranks (linear time), then one local mesh at a time. */
 typedef struct pm_part_plan pm_part_plan_t;
 
+/** Build the plan for `part` (node part ids); free with pm_part_plan_destroy (NULL-safe).  Not
+ *  collective. */
 int pm_part_plan_create(const pm_mesh_t *mesh, const pm_graph_t *graph, pm_halo_kind_t halo, const int32_t *part,
                         int nparts, pm_part_plan_t **plan);
 void pm_part_plan_destroy(pm_part_plan_t **plan);

@@ -49,6 +49,7 @@ typedef struct pm_refine_parents {
   int32_t *node; /* [ptr[n]] coarse local node indices */
 } pm_refine_parents_t;
 
+/** Free; NULL-safe, sets *parents to NULL.  Not collective. */
 void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 
 /** Refine every rank's local mesh once.
