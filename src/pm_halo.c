@@ -45,19 +45,9 @@ int pm_exchange_parse(const char *name, pm_exchange_t *kind) {
                       name);
 }
 
-/* The default comes from tools/bench_halo.sh: the 1.0M-node unstructured square
- * (meshes/big_square.geo), METIS, bs = 1 double updates, back-ends interleaved, microseconds per
- * update (MPICH 4.0 ch4:ucx on a 2-core machine shared with other jobs, load 6-15):
- *                           isend  sendrecv  datatype  persistent  neighbor
- *   8 ranks, median of 5    15840     43592     16720       16703     16801   (oversubscribed 4x:
- *   (three runs)            17441     44242     17275       17678     17441    scheduling dominates;
- *                           19165     47841     18558       19199     19839    sendrecv's pairwise
- *                                                                             steps wait for peers)
- *   2 ranks, fastest of 11     26        26       172          19        27
- *   2 ranks, fastest of 11     19        20       152          20        21
- * isend, datatype, persistent and neighbor tie within noise at 8 ranks; at 2 ranks datatype is
- * 6-9x slower (MPICH packs the indexed type slowly) and the other four tie.  isend is never
- * measurably behind, needs no cache and receives straight into the external block: the default. */
+/* isend is the default: in tools/bench_halo.sh it was never measurably behind the other
+ * back-ends, needs no cache and receives straight into the external block (the figures are in
+ * docs/halo-notes.md). */
 pm_exchange_t pm_exchange_default(void) {
   return PM_EXCHANGE_ISEND;
 }
