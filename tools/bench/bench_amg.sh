@@ -62,10 +62,13 @@ for c in $cases; do
     oc=$(field operator_complexity s.amg.json)
     awk -v c=$c -v np=$np -v ai=$m_a_it -v as=$m_a_set -v at=$m_a_tot -v am=$m_a_mem -v ji=$m_j_it -v jt=$m_j_tot \
       -v jm=$m_j_mem -v pi=$m_p_it -v ps=$m_p_set -v pt=$m_p_tot -v pm=$m_p_mem -v oc=$oc 'BEGIN {
-      printf "%-9s %2d | %3d, %6.3f+%6.3f=%7.3f, %6.0f | %5d, %7.3f, %6.0f | %3s, %6s+%6s=%7s, %6s | ", c, np, ai, as,
-        at - as, at, am / 1024, ji, jt, jm / 1024, pi, ps, (pt == "nan" ? "nan" : pt - ps), pt, (pm == "nan" ? "nan" : pm / 1024)
-      printf "AMG/PETSc time %s, setup %s; Jacobi/AMG time %.1f; memory AMG/Jacobi %.2f; op. complexity %s\n",
-        (pt == "nan" ? "-" : sprintf("%.2f", at / pt)), (ps == "nan" ? "-" : sprintf("%.2f", as / ps)), jt / at, am / jm, oc }'
+      nj = (ji == "nan")
+      printf "%-9s %2d | %3d, %6.3f+%6.3f=%7.3f, %6.0f | %5s, %7s, %6s | %3s, %6s+%6s=%7s, %6s | ", c, np, ai, as,
+        at - as, at, am / 1024, (nj ? "-" : ji), (nj ? "-" : sprintf("%.3f", jt)), (nj || jm == 0 ? "-" : sprintf("%.0f", jm / 1024)),
+        pi, ps, (pt == "nan" ? "nan" : pt - ps), pt, (pm == "nan" ? "nan" : pm / 1024)
+      printf "AMG/PETSc time %s, setup %s; Jacobi/AMG time %s; memory AMG/Jacobi %s; op. complexity %s\n",
+        (pt == "nan" ? "-" : sprintf("%.2f", at / pt)), (ps == "nan" ? "-" : sprintf("%.2f", as / ps)),
+        (nj ? "-" : sprintf("%.1f", jt / at)), (nj || jm == 0 ? "-" : sprintf("%.2f", am / jm)), oc }'
   done
 done
 echo "(medians of $reps runs each, the three solvers interleaved in every run; MB: peak RSS summed over ranks)"
