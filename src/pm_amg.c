@@ -252,6 +252,15 @@ static int amg_apply(void *ctx, const double *r, double *z) {
   return PM_OK;
 }
 
+void pm_amg_view_level_arrays(FILE *out, const pm_amg_info_t *in) {
+  for (int l = 0; l < in->levels; l++) fprintf(out, "%s%lld", l ? ", " : "", (long long)in->rows[l]);
+  fprintf(out, "], \"nonzeros\": [");
+  for (int l = 0; l < in->levels; l++) fprintf(out, "%s%lld", l ? ", " : "", (long long)in->nonzeros[l]);
+  fprintf(out, "], \"ranks\": [");
+  for (int l = 0; l < in->levels; l++) fprintf(out, "%s%d", l ? ", " : "", in->ranks[l]);
+  fprintf(out, "]");
+}
+
 static int amg_view(void *ctx, FILE *out, int json) {
   const pm_amg_hier_t *h = ctx;
   const pm_amg_info_t *in = &h->info;
@@ -265,12 +274,7 @@ static int amg_view(void *ctx, FILE *out, int json) {
         in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, in->cycle_seconds, in->cycles,
         pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels, (long long)o->coarse_size,
         in->coarse_direct ? "cholesky" : "smoother");
-    for (int l = 0; l < in->levels; l++) fprintf(out, "%s%lld", l ? ", " : "", (long long)in->rows[l]);
-    fprintf(out, "], \"nonzeros\": [");
-    for (int l = 0; l < in->levels; l++) fprintf(out, "%s%lld", l ? ", " : "", (long long)in->nonzeros[l]);
-    fprintf(out, "], \"ranks\": [");
-    for (int l = 0; l < in->levels; l++) fprintf(out, "%s%d", l ? ", " : "", in->ranks[l]);
-    fprintf(out, "]");
+    pm_amg_view_level_arrays(out, in);
     return PM_OK;
   }
   fprintf(out,

@@ -4,6 +4,7 @@
 #define PMESH_PM_AMG_CYCLE_H
 
 #include <mpi.h>
+#include <stdio.h>
 
 #include "pm_amg_agg.h"
 #include "pm_dmat.h"
@@ -76,5 +77,9 @@ void pm_amg_direct_free(pm_amg_direct_t *d);
 
 /** One V-cycle: z = M^-1 r on level 0 (r: N entries, z: NP).  Collective. */
 int pm_amg_vcycle(pm_amg_hier_t *h, const double *r, double *z);
+
+/** The JSON view's per-level arrays: rows (already opened by the caller's `"rows": [`), then
+ *  "nonzeros" and "ranks", closed.  Not collective. */
+void pm_amg_view_level_arrays(FILE *out, const pm_amg_info_t *in);
 
 #endif
