@@ -31,28 +31,10 @@
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_problem.h"
+#include "tu_check.h"
 #include "tu_part.h"
 
 static int g_rank, g_fail;
-
-#define EXPECT(cond, ...)                                                             \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "test_amg: rank %d: FAIL (test_amg.c:%d): ", g_rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                                   \
-      fputc('\n', stderr);                                                            \
-      g_fail++;                                                                       \
-    }                                                                                 \
-  } while (0)
-
-#define OK(expr)                                                                                     \
-  do {                                                                                               \
-    if ((expr) != PM_OK) {                                                                           \
-      fprintf(stderr, "test_amg: rank %d: %s failed (test_amg.c:%d): %s\n", g_rank, #expr, __LINE__, \
-              pm_error_message());                                                                   \
-      MPI_Abort(MPI_COMM_WORLD, 2);                                                                  \
-    }                                                                                                \
-  } while (0)
 
 typedef struct trip {
   int64_t i, j;

@@ -28,29 +28,11 @@
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
+#include "tu_check.h"
 #include "tu_part.h"
 
 static int g_rank;
 static int g_fail;
-
-#define EXPECT(cond, ...)                                                           \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      fprintf(stderr, "test_cg: rank %d: FAIL (test_cg.c:%d): ", g_rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                                 \
-      fputc('\n', stderr);                                                          \
-      g_fail++;                                                                     \
-    }                                                                               \
-  } while (0)
-
-#define OK(expr)                                                                                   \
-  do {                                                                                             \
-    if ((expr) != PM_OK) {                                                                         \
-      fprintf(stderr, "test_cg: rank %d: %s failed (test_cg.c:%d): %s\n", g_rank, #expr, __LINE__, \
-              pm_error_message());                                                                 \
-      MPI_Abort(MPI_COMM_WORLD, 2);                                                                \
-    }                                                                                              \
-  } while (0)
 
 /* A user-written Jacobi: no diagonal_scaling, so CG takes its general path.  It counts its
  * applies; `fail_rank` >= 0 makes setup fail there; `negate` makes M^-1 = -I (indefinite). */

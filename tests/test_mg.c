@@ -33,30 +33,12 @@
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_refine.h"
+#include "tu_check.h"
 #include "tu_part.h"
 
 enum { KMAX_LIMIT = 4 };
 
 static int g_rank, g_fail;
-
-#define EXPECT(cond, ...)                                                           \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      fprintf(stderr, "test_mg: rank %d: FAIL (test_mg.c:%d): ", g_rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                                 \
-      fputc('\n', stderr);                                                          \
-      g_fail++;                                                                     \
-    }                                                                               \
-  } while (0)
-
-#define OK(expr)                                                                                   \
-  do {                                                                                             \
-    if ((expr) != PM_OK) {                                                                         \
-      fprintf(stderr, "test_mg: rank %d: %s failed (test_mg.c:%d): %s\n", g_rank, #expr, __LINE__, \
-              pm_error_message());                                                                 \
-      MPI_Abort(MPI_COMM_WORLD, 2);                                                                \
-    }                                                                                              \
-  } while (0)
 
 static double exact(int dim, const double *p) {
   return dim == 1 ? sin(p[0] / 3) : sin(3 * p[0]) * cos(2 * p[1]);
