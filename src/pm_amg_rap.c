@@ -154,26 +154,36 @@ typedef struct contrib {
   size_t n;
 } contrib_t;
 
-static int triple_product(const pm_csr_t *a, const pm_dmat_t *fdm, const pm_amg_p_t *p, const int32_t *xptr,
-                          const int64_t *xcol, const double *xval, contrib_t *out) {
+static int triple_product(const pm_csr_t *a, const pm_dmat_t *fdm, const pm_amg_p_t *p, int64_t c0, int32_t nc,
+                          const int32_t *xptr, const int64_t *xcol, const double *xval, contrib_t *out) {
   int ierr = PM_OK;
   int32_t n = a->n, nx = fdm->ncol - fdm->n;
-  size_t np = (size_t)p->ptr[n], nxe = (size_t)xptr[nx];
+  size_t np = (size_t)p->ptr[n], nxe = (size_t)xptr[nx], nforeign = 0;
   hmap_t h = {0};
   int32_t *pc = NULL, *xc = NULL, *tptr = NULL, *trow = NULL, *mark = NULL, *list = NULL;
   double *tval = NULL, *acc = NULL;
   int64_t *tg = NULL;
   out->rec = NULL;
   out->n = 0;
-  PM_TRY(hmap_init(&h, np + nxe));
+  /* Work indices: this rank's coarse ids directly (g - c0), the few others through a hash. */
+  for (size_t q = 0; q < np; q++) nforeign += p->gcol[q] < c0 || p->gcol[q] >= c0 + nc;
+  for (size_t q = 0; q < nxe; q++) nforeign += xcol[q] < c0 || xcol[q] >= c0 + nc;
+  PM_TRY(hmap_init(&h, nforeign));
   PM_TRY(PM_MALLOC(pc, np + 1, "work columns of P"));
   PM_TRY(PM_MALLOC(xc, nxe + 1, "work columns of external P"));
-  for (size_t q = 0; q < np; q++) pc[q] = hmap_add(&h, p->gcol[q]);
-  for (size_t q = 0; q < nxe; q++) xc[q] = hmap_add(&h, xcol[q]);
-  int32_t m = h.count;
+  for (size_t q = 0; q < np; q++) {
+    int64_t g = p->gcol[q];
+    pc[q] = g >= c0 && g < c0 + nc ? (int32_t)(g - c0) : nc + hmap_add(&h, g);
+  }
+  for (size_t q = 0; q < nxe; q++) {
+    int64_t g = xcol[q];
+    xc[q] = g >= c0 && g < c0 + nc ? (int32_t)(g - c0) : nc + hmap_add(&h, g);
+  }
+  int32_t m = nc + h.count;
   PM_TRY(PM_MALLOC(tg, m + 1, "work ids"));
+  for (int32_t c = 0; c < nc; c++) tg[c] = c0 + c;
   for (size_t s = 0; s <= h.mask; s++)
-    if (h.key[s] != -1) tg[h.val[s]] = h.key[s];
+    if (h.key[s] != -1) tg[nc + h.val[s]] = h.key[s];
   /* P^T: for work index c, the fine rows i with P(i,c) != 0. */
   PM_TRY(PM_CALLOC(tptr, m + 1, "P transpose"));
   PM_TRY(PM_MALLOC(trow, np + 1, "P transpose rows"));
@@ -305,7 +315,7 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
   int32_t nc = (int32_t)(crange[rank + 1] - c0);
 
   PM_TRY(fetch_rows(fdm, p, &xptr, &xcol, &xval));
-  ierr = triple_product(a, fdm, p, xptr, xcol, xval, &mine);
+  ierr = triple_product(a, fdm, p, c0, nc, xptr, xcol, xval, &mine);
   free(xptr);
   free(xcol);
   free(xval);

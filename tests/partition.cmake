@@ -41,3 +41,10 @@ pmesh_script(partition_tag_paths partition/tag_paths.sh LABELS "partition")
 # bundled mesh, both halo kinds, metis, metis-rb, rcb and a part file, several part counts, against
 # the test's own computation from the global mesh (serial: pm_part is not collective).
 pmesh_unit(test_part test_part.c NP 1 LABELS partition TIMEOUT 300)
+# test_order: --order hilbert keeps the mesh (coordinates, elements, faces, groups) and makes its
+# numbering local (a scrambled mesh's spread falls from ~n/3 to below sqrt(n)).
+pmesh_unit(test_order test_order.c NP 1 LABELS partition)
+pmesh_script(partition_order partition/order.sh LABELS "partition")
+pmesh_bad(partition_order_unknown "--order: unknown order 'rcm' (expected none or hilbert)" ${P} ${M} 2 --order rcm)
+pmesh_bad(partition_order_file "the part file lists nodes in the mesh file's order" ${P} ${M} 2 --order hilbert
+          --method file:parts.txt)

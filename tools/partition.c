@@ -1,7 +1,8 @@
 /* partition - split a Gmsh mesh into per-rank local meshes in the lecture's format.
  *
  *   partition MESH NPARTS [-o DIR] [--method metis|metis-rb|rcb|file:PATH] [--halo element|edge]
- *             [--seed N] [--ufactor N] [--summary FILE.json] [--view FILE.h5] [--quiet]
+ *             [--order none|hilbert] [--seed N] [--ufactor N] [--summary FILE.json] [--view FILE.h5]
+ *             [--quiet]
  *   partition --check DIR
  *
  * Reads the mesh, builds the node graph, partitions it, builds and writes one local mesh per
@@ -23,6 +24,7 @@
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
+#include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_partdir.h"
 #include "pmesh/pm_version.h"
@@ -44,6 +46,9 @@ static void usage(FILE *fp) {
           "                      file:PATH (one 0-based part id per line, nodes in ascending tag order)\n"
           "  --halo H            element (nodes sharing an element: FEM, default) |\n"
           "                      edge (nodes joined by an element edge: 5-point FDM)\n"
+          "  --order O           none (keep the file's node and element numbering, default) |\n"
+          "                      hilbert (renumber both along a Hilbert curve: neighbours get near\n"
+          "                      ids, which speeds every solver on meshes in Gmsh's 2D mesher order)\n"
           "  --seed N            METIS random seed (default 0)\n"
           "  --ufactor N         METIS load imbalance in 1/1000 (default: METIS's, 30)\n"
           "  --summary FILE      also write the report as JSON\n"
@@ -97,6 +102,7 @@ static void json_string(FILE *fp, const char *s) {
 
 int main(int argc, char **argv) {
   const char *mesh_path = NULL, *outdir = PM_DEFAULT_PART_DIR, *method_s = "metis", *halo_s = "element";
+  const char *order_s = "none";
   const char *summary = NULL, *check_dir = NULL, *view = NULL, *graph_out = NULL;
   int64_t nparts = 0, seed = 0, ufactor = 0;
   int quiet = 0, npos = 0;
@@ -115,7 +121,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--quiet") == 0) {
       quiet = 1;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--method") == 0 || strcmp(a, "--halo") == 0 ||
-               strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 || strcmp(a, "--summary") == 0 ||
+               strcmp(a, "--order") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 || strcmp(a, "--summary") == 0 ||
                strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0 || strcmp(a, "--write-graph") == 0) {
       if (!has_val) {
         pm_tool_error(tool, "option %s needs a value (see partition --help)", a);
@@ -128,6 +134,8 @@ int main(int argc, char **argv) {
         method_s = v;
       } else if (strcmp(a, "--halo") == 0) {
         halo_s = v;
+      } else if (strcmp(a, "--order") == 0) {
+        order_s = v;
       } else if (strcmp(a, "--seed") == 0) {
         if (pm_tool_int(tool, a, v, 0, INT32_MAX, &seed)) return EXIT_FAILURE;
       } else if (strcmp(a, "--ufactor") == 0) {
@@ -190,6 +198,16 @@ int main(int argc, char **argv) {
     pm_tool_error(tool, "--halo %s: expected element or edge", halo_s);
     return EXIT_FAILURE;
   }
+  pm_order_t order;
+  if (pm_order_parse(order_s, &order)) {
+    pm_tool_error(tool, "--order: %s", pm_error_message());
+    return EXIT_FAILURE;
+  }
+  if (order != PM_ORDER_NONE && opt.method == PM_PART_FILE) {
+    pm_tool_error(tool, "--order %s with --method file:PATH: the part file lists nodes in the mesh file's order; "
+                  "partition with --order none", order_s);
+    return EXIT_FAILURE;
+  }
   int ierr = pm_partdir_check(outdir);
   if (ierr) {
     pm_error_prefix("-o: ");
@@ -212,6 +230,7 @@ int main(int argc, char **argv) {
   double t0 = pm_wtime(), t;
 
   PM_TRY(pm_mesh_read(mesh_path, &mesh, &checksum));
+  PM_TRY(pm_mesh_reorder(mesh, order, NULL));
   st[ST_READ].seconds = pm_wtime() - t0;
   st[ST_READ].peak = pm_peak_rss();
   int big = mesh->n_nodes > 200000;
@@ -251,6 +270,7 @@ int main(int argc, char **argv) {
   uint64_t fp = pm_fnv1a(PM_FNV_OFFSET, &checksum, sizeof checksum);
   fp = pm_fnv1a(fp, method_s, strlen(method_s));
   fp = pm_fnv1a(fp, halo_s, strlen(halo_s));
+  if (order != PM_ORDER_NONE) fp = pm_fnv1a(fp, order_s, strlen(order_s));
   fp = pm_fnv1a(fp, &opt.nparts, sizeof opt.nparts);
   fp = pm_fnv1a(fp, mesh->node_gid, (size_t)mesh->n_nodes * sizeof *mesh->node_gid);
   fp = pm_fnv1a(fp, part, (size_t)mesh->n_nodes * sizeof *part);

@@ -21,6 +21,7 @@
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_msh.h"
+#include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_partdir.h"
 #include "pmesh/pm_pc.h"

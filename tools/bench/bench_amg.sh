@@ -6,6 +6,8 @@
 # unstructured triangle mesh of meshes/big_square.geo, at np = 1 and 2; medians of REPEATS.
 #   sh tools/bench/bench_amg.sh BUILD_DIR [REPEATS] [GRIDS]
 # TRI=0 skips the triangle mesh; JACOBI=0 skips pmesh's Jacobi runs (minutes on 2000^2).
+# ORDER=none partitions the triangle mesh in Gmsh's numbering (default hilbert: partition
+# --order hilbert; Gmsh's 2D mesher numbers nodes in a nearly random order).
 # PETSc: apt-get install petsc-dev (OpenMPI; built with mpicc.openmpi, never linked into pmesh).
 # The triangle mesh: gmsh -2 meshes/big_square.geo -format msh41 -bin -o $BIG (default
 # /tmp/big.msh; made here when missing, which takes minutes).
@@ -38,11 +40,13 @@ for c in $cases; do
     [ -f $msh ] || "$build/meshgen" grid $nx $nx 1 1 -o $msh > /dev/null
   fi
   for np in 1 2; do
-    [ -d $c.$np ] || "$build/partition" $msh $np --halo $halo -o $c.$np --quiet
+    order=none; [ $c = tri ] && order=${ORDER:-hilbert}
+    pd=$c.$np; [ $c = tri ] && pd=tri-$order.$np
+    [ -d $pd ] || "$build/partition" $msh $np --halo $halo --order $order -o $pd --quiet
     for f in a.it a.set a.tot a.mem j.it j.tot j.mem p.it p.set p.tot p.mem; do : > $c.$np.$f; done
     for r in $(seq $reps); do
       for pc in $pcs; do
-        mpiexec.mpich -n $np /usr/bin/time -f "RSS %M" "$build/solve" -p $c.$np --scheme $scheme --no-output \
+        mpiexec.mpich -n $np /usr/bin/time -f "RSS %M" "$build/solve" -p $pd --scheme $scheme --no-output \
           --precond $pc --summary s.$pc.json > o.$pc 2> t.$pc || true
         k=$(echo $pc | cut -c1)
         field iterations s.$pc.json >> $c.$np.$k.it

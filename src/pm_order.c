@@ -1,0 +1,193 @@
+/* pm_order.c - renumbering a global mesh along the Hilbert curve (see pm_order.h). */
+#include "pmesh/pm_order.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmesh/pm_alloc.h"
+#include "pmesh/pm_error.h"
+
+int pm_order_parse(const char *name, pm_order_t *order) {
+  if (strcmp(name, "none") == 0)
+    *order = PM_ORDER_NONE;
+  else if (strcmp(name, "hilbert") == 0)
+    *order = PM_ORDER_HILBERT;
+  else
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "unknown order '%s' (expected none or hilbert)", name);
+  return PM_OK;
+}
+
+const char *pm_order_name(pm_order_t order) {
+  return order == PM_ORDER_HILBERT ? "hilbert" : "none";
+}
+
+/* Cells per axis: 2^21 keeps a 64M-node mesh's neighbours in distinct cells, and the index in
+ * 42 bits. */
+enum { BITS = 21 };
+
+/* Distance along the Hilbert curve of cell (x, y) of the 2^BITS x 2^BITS grid: at each scale the
+ * quadrant adds its rank times the quadrant's area, and the coordinates are reflected/swapped
+ * into the orientation the curve has inside that quadrant. */
+static uint64_t hilbert(uint32_t x, uint32_t y) {
+  const uint32_t n = 1u << BITS;
+  uint64_t d = 0;
+  for (uint32_t s = n >> 1; s > 0; s >>= 1) {
+    uint32_t rx = (x & s) != 0, ry = (y & s) != 0;
+    d += (uint64_t)s * s * ((3u * rx) ^ ry);
+    if (!ry) {
+      if (rx) {
+        x = n - 1 - x;
+        y = n - 1 - y;
+      }
+      uint32_t t = x;
+      x = y;
+      y = t;
+    }
+  }
+  return d;
+}
+
+typedef struct box {
+  double lo[2], scale[2];
+  int axis; /* -1: both extents non-zero (Hilbert); 0/1: the only axis with extent (a line) */
+} box_t;
+
+static box_t bounding_box(const pm_mesh_t *m) {
+  box_t b = {{0, 0}, {0, 0}, -1};
+  double hi[2] = {0, 0};
+  for (int c = 0; c < 2; c++) {
+    b.lo[c] = m->n_nodes ? m->xyz[c] : 0;
+    hi[c] = b.lo[c];
+  }
+  for (int64_t i = 0; i < m->n_nodes; i++)
+    for (int c = 0; c < 2; c++) {
+      double v = m->xyz[3 * i + c];
+      if (v < b.lo[c]) b.lo[c] = v;
+      if (v > hi[c]) hi[c] = v;
+    }
+  const double cells = (double)((1u << BITS) - 1);
+  for (int c = 0; c < 2; c++) b.scale[c] = hi[c] > b.lo[c] ? cells / (hi[c] - b.lo[c]) : 0.0;
+  /* Points on one axis-parallel line: the coordinate itself, so a bar is numbered end to end. */
+  if (b.scale[1] == 0.0) b.axis = 0;
+  if (b.scale[0] == 0.0) b.axis = 1;
+  return b;
+}
+
+static uint64_t key_of(const box_t *b, double x, double y) {
+  double v[2] = {x, y};
+  uint32_t q[2];
+  for (int c = 0; c < 2; c++) {
+    double t = floor((v[c] - b->lo[c]) * b->scale[c]);
+    q[c] = t <= 0 ? 0u : t >= (double)((1u << BITS) - 1) ? (1u << BITS) - 1 : (uint32_t)t;
+  }
+  return b->axis < 0 ? hilbert(q[0], q[1]) : q[b->axis];
+}
+
+typedef struct keyed {
+  uint64_t key;
+  int64_t at;
+} keyed_t;
+
+/* By key, ties by the old position: the order is a function of the mesh alone. */
+static int cmp_keyed(const void *pa, const void *pb) {
+  const keyed_t *a = pa, *b = pb;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* Renumber a sorted index list through inv and sort it again. */
+static void remap_sorted(int64_t *list, int64_t n, const int64_t *inv) {
+  for (int64_t k = 0; k < n; k++) list[k] = inv[list[k]];
+  qsort(list, (size_t)n, sizeof *list, cmp_i64);
+}
+
+int pm_mesh_reorder(pm_mesh_t *m, pm_order_t order, int64_t **node_perm) {
+  int ierr = PM_OK;
+  keyed_t *kn = NULL, *ke = NULL;
+  int64_t *inv = NULL, *einv = NULL, *eptr = NULL, *enode = NULL, *egid = NULL, *perm = NULL;
+  double *xyz = NULL;
+  int8_t *etype = NULL;
+  if (node_perm) *node_perm = NULL;
+  if (order == PM_ORDER_NONE) return PM_OK;
+  int64_t n = m->n_nodes, ne = m->n_elems, nen = m->elem_ptr[ne];
+  PM_TRY(PM_MALLOC(kn, n + 1, "node order"));
+  PM_TRY(PM_MALLOC(ke, ne + 1, "element order"));
+  PM_TRY(PM_MALLOC(inv, n + 1, "node renumbering"));
+  PM_TRY(PM_MALLOC(perm, n + 1, "node renumbering"));
+  PM_TRY(PM_MALLOC(einv, ne + 1, "element renumbering"));
+  PM_TRY(PM_MALLOC(xyz, 3 * n + 1, "renumbered coordinates"));
+  PM_TRY(PM_MALLOC(etype, ne + 1, "renumbered elements"));
+  PM_TRY(PM_MALLOC(eptr, ne + 1, "renumbered elements"));
+  PM_TRY(PM_MALLOC(enode, nen + 1, "renumbered elements"));
+  PM_TRY(PM_MALLOC(egid, ne + 1, "renumbered elements"));
+
+  box_t b = bounding_box(m);
+  for (int64_t i = 0; i < n; i++) kn[i] = (keyed_t){key_of(&b, m->xyz[3 * i], m->xyz[3 * i + 1]), i};
+  qsort(kn, (size_t)n, sizeof *kn, cmp_keyed);
+  for (int64_t k = 0; k < n; k++) {
+    perm[k] = kn[k].at;
+    inv[kn[k].at] = k;
+    memcpy(xyz + 3 * k, m->xyz + 3 * kn[k].at, 3 * sizeof *xyz);
+  }
+  for (int64_t e = 0; e < ne; e++) {
+    double c[2] = {0, 0};
+    int64_t nv = m->elem_ptr[e + 1] - m->elem_ptr[e];
+    for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++)
+      for (int d = 0; d < 2; d++) c[d] += m->xyz[3 * m->elem_node[q] + d];
+    ke[e] = (keyed_t){key_of(&b, c[0] / (double)nv, c[1] / (double)nv), e};
+  }
+  qsort(ke, (size_t)ne, sizeof *ke, cmp_keyed);
+  /* Element ids: the k-th element along the curve takes the k-th smallest tag. */
+  memcpy(egid, m->elem_gid, (size_t)ne * sizeof *egid);
+  qsort(egid, (size_t)ne, sizeof *egid, cmp_i64);
+  eptr[0] = 0;
+  for (int64_t k = 0; k < ne; k++) {
+    int64_t e = ke[k].at, w = eptr[k];
+    einv[e] = k;
+    etype[k] = m->elem_type[e];
+    for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++) enode[w++] = inv[m->elem_node[q]];
+    eptr[k + 1] = w;
+  }
+
+  /* Nothing below can fail: swap the arrays in. */
+#define SWAP_IN(field, fresh) \
+  do {                        \
+    free(m->field);           \
+    m->field = fresh;         \
+    fresh = NULL;             \
+  } while (0)
+  SWAP_IN(xyz, xyz);
+  SWAP_IN(elem_type, etype);
+  SWAP_IN(elem_ptr, eptr);
+  SWAP_IN(elem_node, enode);
+  SWAP_IN(elem_gid, egid);
+#undef SWAP_IN
+  for (int64_t q = 0; q < m->face_ptr[m->n_faces]; q++) m->face_node[q] = inv[m->face_node[q]];
+  for (int g = 0; g < m->n_groups; g++) {
+    pm_group_t *gr = &m->groups[g];
+    remap_sorted(gr->nodes, gr->n_nodes, inv);
+    remap_sorted(gr->elems, gr->n_elems, einv);
+  }
+  if (node_perm) {
+    *node_perm = perm;
+    perm = NULL;
+  }
+cleanup:
+  free(kn);
+  free(ke);
+  free(inv);
+  free(perm);
+  free(einv);
+  free(xyz);
+  free(etype);
+  free(eptr);
+  free(enode);
+  free(egid);
+  return ierr;
+}
