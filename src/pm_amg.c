@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pm_amg_agg.h"
+#include "pm_amg_agglom.h"
 #include "pm_amg_cycle.h"
 #include "pm_amg_rap.h"
 #include "pm_dmat.h"
@@ -24,6 +25,7 @@ void pm_amg_options_default(pm_amg_options_t *opt) {
   opt->sweeps = 2;
   opt->max_levels = 10;
   opt->coarse_size = 500;
+  opt->rows_per_rank = 2000;
 }
 
 int pm_amg_options_check(const pm_amg_options_t *o) {
@@ -39,6 +41,9 @@ int pm_amg_options_check(const pm_amg_options_t *o) {
   PM_CHECK(o->coarse_size >= 1 && o->coarse_size <= PM_AMG_DENSE_MAX, PM_ERR_ARG,
            "AMG coarse size %lld out of range: expected 1 to %d (the coarsest level is factored densely)",
            (long long)o->coarse_size, (int)PM_AMG_DENSE_MAX);
+  PM_CHECK(o->rows_per_rank >= 0 && o->rows_per_rank <= PM_AMG_ROWS_PER_RANK_MAX, PM_ERR_ARG,
+           "AMG rows per rank %lld out of range: expected 0 (no agglomeration onto fewer ranks) to %d",
+           (long long)o->rows_per_rank, (int)PM_AMG_ROWS_PER_RANK_MAX);
   return PM_OK;
 }
 
@@ -61,7 +66,10 @@ int pm_amg_smoother_parse(const char *name, pm_amg_smoother_t *s) {
 static void level_free(pm_amg_level_t *lv) {
   pm_csr_destroy(&lv->own);
   pm_dmat_destroy(&lv->dm);
+  pm_dmat_destroy(&lv->xdm);
+  if (lv->sub != MPI_COMM_NULL) MPI_Comm_free(&lv->sub);
   pm_amg_p_destroy(&lv->p);
+  free(lv->xv);
   free(lv->dinv);
   free(lv->x);
   free(lv->b);
@@ -69,6 +77,17 @@ static void level_free(pm_amg_level_t *lv) {
   free(lv->q);
   free(lv->w);
   memset(lv, 0, sizeof *lv);
+  lv->sub = MPI_COMM_NULL;
+}
+
+void pm_amg_hier_init(pm_amg_hier_t *h, const pm_amg_options_t *opt) {
+  memset(h, 0, sizeof *h);
+  h->comm = MPI_COMM_NULL;
+  for (int l = 0; l < PM_AMG_MAX_LEVELS; l++) h->lev[l].sub = MPI_COMM_NULL;
+  if (opt)
+    h->opt = *opt;
+  else
+    pm_amg_options_default(&h->opt);
 }
 
 void pm_amg_hier_destroy(void *ctx) {
@@ -113,6 +132,7 @@ cleanup:
 
 static int level_work(pm_amg_level_t *lv) {
   size_t m = (size_t)lv->a->ncol + 1;
+  if (lv->xdm) PM_CALL(PM_CALLOC(lv->xv, (size_t)lv->xdm->ncol + 1, "level transfer vector"));
   PM_CALL(PM_CALLOC(lv->x, m, "level correction"));
   PM_CALL(PM_CALLOC(lv->b, m, "level right-hand side"));
   PM_CALL(PM_CALLOC(lv->r, m, "level residual"));
@@ -126,37 +146,40 @@ int pm_amg_level_stats(pm_amg_hier_t *h, int l) {
   const pm_csr_t *a = h->lev[l].a;
   int64_t v[3] = {a->n, a->n, a->n > 0};
   for (int32_t k = 0; k < a->index[a->n]; k++) v[1] += a->amat[k] != 0.0;
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_SUM, h->comm));
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_SUM, h->lev[l].dm->comm));
   h->info.rows[l] = v[0];
   h->info.nonzeros[l] = v[1];
   h->info.ranks[l] = (int)v[2];
   return PM_OK;
 }
 
-/* Coarsen level l: aggregates, P, and level l+1 = P^T A P.  *stop: no coarser level was made
- * (coarsening stagnated). */
+/* Coarsen level l: aggregates, P, and level l+1 = P^T A P, on fewer ranks when it is small
+ * (pm_amg_agglom.h).  *stop: no coarser level was made (coarsening stagnated).  Errors are
+ * agreed on level l's communicator, or after the split only among level l+1's ranks. */
 static int coarsen(pm_amg_hier_t *h, int l, int *stop) {
   int ierr = PM_OK, P, rank;
   pm_amg_level_t *lv = &h->lev[l], *cv = &h->lev[l + 1];
+  MPI_Comm comm = lv->dm->comm;
   const pm_csr_t *a = lv->a;
   int32_t n = a->n, ncol = a->ncol, nagg = 0;
   double *d = NULL;
   int32_t *agg = NULL;
-  int64_t *cagg = NULL, *crange = NULL;
-  MPI_Comm_size(h->comm, &P);
-  MPI_Comm_rank(h->comm, &rank);
+  int64_t *cagg = NULL, *crange = NULL, *orange = NULL;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &rank);
   *stop = 0;
   ierr = PM_MALLOC(d, (size_t)ncol + 1, "level diagonal");
   if (!ierr) ierr = PM_MALLOC(agg, (size_t)n + 1, "aggregates");
   if (!ierr) ierr = PM_MALLOC(cagg, (size_t)ncol + 1, "aggregate ids");
-  if (!ierr) ierr = PM_MALLOC(crange, (size_t)P + 1, "coarse ranges");
-  PM_TRY(pm_comm_agree(h->comm, ierr));
+  if (!ierr) ierr = PM_MALLOC(crange, 2 * ((size_t)P + 1), "coarse ranges");
+  PM_TRY(pm_comm_agree(comm, ierr));
+  orange = crange + P + 1;
   for (int32_t i = 0; i < n; i++) d[i] = a->d ? a->d[i] : 1.0;
   PM_TRY(pm_halo_update(lv->halo, d, MPI_DOUBLE, 1));
   ierr = pm_amg_aggregate(a, d, h->opt.threshold, agg, &nagg);
-  PM_TRY(pm_comm_agree(h->comm, ierr));
+  PM_TRY(pm_comm_agree(comm, ierr));
   int64_t mine = nagg;
-  PM_CALL_MPI(MPI_Allgather(&mine, 1, MPI_INT64_T, crange + 1, 1, MPI_INT64_T, h->comm));
+  PM_TRY_MPI(MPI_Allgather(&mine, 1, MPI_INT64_T, crange + 1, 1, MPI_INT64_T, comm));
   crange[0] = 0;
   for (int q = 0; q < P; q++) crange[q + 1] += crange[q];
   int64_t nc = crange[P];
@@ -167,10 +190,20 @@ static int coarsen(pm_amg_hier_t *h, int l, int *stop) {
   for (int32_t i = 0; i < n; i++) cagg[i] = agg[i] >= 0 ? crange[rank] + agg[i] : -1;
   PM_TRY(pm_halo_update(lv->halo, cagg, MPI_INT64_T, 1));
   ierr = pm_amg_prolongator(a, cagg, 4.0 / (3.0 * lv->lmax), &lv->p);
-  PM_TRY(pm_comm_agree(h->comm, ierr));
-  PM_TRY(pm_amg_rap(a, lv->dm, lv->p, crange, &cv->dm, &cv->own));
-  cv->a = cv->own;
-  cv->halo = cv->dm->halo;
+  PM_TRY(pm_comm_agree(comm, ierr));
+  /* The aggregates keep their ids (numbered by the rank that made them); on fewer ranks only
+   * their owners change. */
+  int k = pm_amg_agglom_ranks(nc, P, h->opt.rows_per_rank);
+  if (k < P) pm_amg_agglom_range(nc, P, k, orange);
+  PM_TRY(pm_amg_rap(a, lv->dm, lv->p, k < P ? orange : crange, &cv->dm, &cv->own));
+  if (k < P) {
+    PM_TRY(pm_amg_agglom_level(comm, k, &cv->dm, &cv->own, &cv->sub, &lv->xdm));
+    cv->idle = cv->dm == NULL;
+  }
+  if (!cv->idle) {
+    cv->a = cv->own;
+    cv->halo = cv->dm->halo;
+  }
 cleanup:
   free(d);
   free(agg);
@@ -182,10 +215,11 @@ cleanup:
 int pm_amg_level_lmax(pm_amg_hier_t *h, pm_amg_level_t *lv) {
   int ierr = PM_OK;
   double *work = NULL;
+  (void)h;
   ierr = PM_MALLOC(work, 4 * ((size_t)lv->a->ncol + 1), "eigenvalue estimate");
-  PM_TRY(pm_comm_agree(h->comm, ierr));
+  PM_TRY(pm_comm_agree(lv->dm->comm, ierr));
   ierr = pm_amg_lmax(lv->a, lv->halo, lv->dm->gid, LANCZOS_STEPS, work, &lv->lmax);
-  PM_TRY(pm_comm_agree(h->comm, ierr));
+  PM_TRY(pm_comm_agree(lv->dm->comm, ierr));
 cleanup:
   free(work);
   return ierr;
@@ -201,8 +235,10 @@ int pm_amg_setup_begin(pm_amg_hier_t *h, const pm_csr_t *a, pm_halo_t *halo) {
   return fine_layout(h, &h->lev[0]);
 }
 
-int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
-  /* Aggregation levels from `first` on; max_levels counts them (first included). */
+/* Aggregation levels from `first` on (max_levels counts them, `first` included).  A rank
+ * returns as soon as it is idle on the next level; the others go on among themselves, so the
+ * errors are agreed on each level's communicator only. */
+static int build_levels(pm_amg_hier_t *h, int first) {
   for (int l = first;; l++) {
     pm_amg_level_t *lv = &h->lev[l];
     PM_CALL(pm_amg_level_stats(h, l));
@@ -213,19 +249,32 @@ int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
       int stop = 0;
       PM_CALL(coarsen(h, l, &stop));
       if (!stop) h->nlev++;
-      last = stop;
+      last = stop || h->lev[l + 1].idle;
     }
-    if (last) break;
+    if (last) return PM_OK;
   }
-  for (int l = 0; l < h->nlev; l++) {
+}
+
+/* Work vectors and smoothers of the levels this rank is on, and the coarsest level's factor. */
+static int finish_levels(pm_amg_hier_t *h) {
+  for (int l = 0; l < h->nlev && !h->lev[l].idle; l++) {
     pm_amg_level_t *lv = &h->lev[l];
     int ierr = level_work(lv);
     if (!ierr && (l < h->nlev - 1 || h->info.rows[l] > PM_AMG_DENSE_MAX)) ierr = pm_amg_smoother_setup(h, lv);
-    PM_CALL(pm_comm_agree(h->comm, ierr));
+    PM_CALL(pm_comm_agree(lv->dm->comm, ierr));
   }
   pm_amg_level_t *last = &h->lev[h->nlev - 1];
+  if (last->idle) return PM_OK;
   h->direct = h->info.rows[h->nlev - 1] <= PM_AMG_DENSE_MAX;
-  if (h->direct) PM_CALL(pm_comm_agree(h->comm, pm_amg_direct_setup(h, last)));
+  if (h->direct) PM_CALL(pm_comm_agree(last->dm->comm, pm_amg_direct_setup(h, last)));
+  MPI_Comm_size(last->dm->comm, &h->info.coarse_ranks);
+  return PM_OK;
+}
+
+int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
+  /* A rank idle below some level leaves the loops there and waits here for the others. */
+  PM_CALL(pm_comm_agree(h->comm, build_levels(h, first)));
+  PM_CALL(pm_comm_agree(h->comm, finish_levels(h)));
   h->info.levels = h->nlev;
   h->info.coarse_direct = h->direct;
   double rows = 0, nnz = 0;
@@ -235,6 +284,10 @@ int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
   }
   h->info.grid_complexity = h->info.rows[0] ? rows / (double)h->info.rows[0] : 1.0;
   h->info.operator_complexity = h->info.nonzeros[0] ? nnz / (double)h->info.nonzeros[0] : 1.0;
+  /* Rank 0 is on every level: its account of the hierarchy is everyone's. */
+  PM_CALL_MPI(pm_comm_bcast(&h->info, (int)sizeof h->info, MPI_BYTE, 0, h->comm));
+  for (int l = h->nlev; l < h->info.levels; l++) h->lev[l].idle = 1;
+  h->nlev = h->info.levels;
   h->info.setup_seconds = MPI_Wtime() - h->t_setup;
   return PM_OK;
 }
@@ -270,10 +323,12 @@ static int amg_view(void *ctx, FILE *out, int json) {
         out,
         "\"levels\": %d, \"operator_complexity\": %.6f, \"grid_complexity\": %.6f, \"setup_seconds\": %.6f, "
         "\"cycle_seconds\": %.9f, \"cycles\": %ld,\n    \"smoother\": \"%s\", \"sweeps\": %d, \"threshold\": %.17g, "
-        "\"max_levels\": %d, \"coarse_size\": %lld, \"coarse_solve\": \"%s\",\n    \"rows\": [",
+        "\"max_levels\": %d, \"coarse_size\": %lld, \"rows_per_rank\": %lld, \"coarse_solve\": \"%s\", "
+        "\"coarse_ranks\": %d,\n"
+        "    \"rows\": [",
         in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, in->cycle_seconds, in->cycles,
         pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels, (long long)o->coarse_size,
-        in->coarse_direct ? "cholesky" : "smoother");
+        (long long)o->rows_per_rank, in->coarse_direct ? "cholesky" : "smoother", in->coarse_ranks);
     pm_amg_view_level_arrays(out, in);
     return PM_OK;
   }
@@ -282,8 +337,16 @@ static int amg_view(void *ctx, FILE *out, int json) {
           "(%ld cycles)\n",
           in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, 1e3 * in->cycle_seconds,
           in->cycles);
-  fprintf(out, "amg: smoother %s x%d, threshold %g, coarsest level %s\n", pm_amg_smoother_name(o->smoother), o->sweeps,
-          o->threshold, in->coarse_direct ? "factored (dense Cholesky on every rank)" : "smoothed");
+  fprintf(out, "amg: smoother %s x%d, threshold %g, ", pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold);
+  if (o->rows_per_rank)
+    fprintf(out, "levels below %lld rows per rank on fewer ranks, ", (long long)o->rows_per_rank);
+  else
+    fprintf(out, "no agglomeration, ");
+  fprintf(out, "coarsest level ");
+  if (in->coarse_direct)
+    fprintf(out, "factored (dense Cholesky on %d rank%s)\n", in->coarse_ranks, in->coarse_ranks == 1 ? "" : "s");
+  else
+    fprintf(out, "smoothed\n");
   for (int l = 0; l < in->levels; l++)
     fprintf(out, "  level %d: %12lld rows %14lld nonzeros  %5.1f per row  %d ranks\n", l, (long long)in->rows[l],
             (long long)in->nonzeros[l], in->rows[l] ? (double)in->nonzeros[l] / (double)in->rows[l] : 0.0,
@@ -298,11 +361,7 @@ int pm_pc_create_amg(const pm_amg_options_t *opt, pm_pc_t **pc) {
   *pc = NULL;
   if (opt) PM_CALL(pm_amg_options_check(opt));
   PM_CALL(PM_CALLOC(h, 1, "AMG preconditioner"));
-  h->comm = MPI_COMM_NULL;
-  if (opt)
-    h->opt = *opt;
-  else
-    pm_amg_options_default(&h->opt);
+  pm_amg_hier_init(h, opt);
   return pm_pc_create(&amg_ops, h, pc);
 }
 

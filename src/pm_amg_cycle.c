@@ -6,7 +6,9 @@
  * polynomial in D^-1 A (Chebyshev, or damped/l1 Jacobi sweeps), which is self-adjoint in the A
  * inner product, so the cycle is symmetric; it is positive definite when the smoother reduces
  * every error component, which the upper end of the interval (1.1 times the Lanczos estimate,
- * itself from below) ensures. */
+ * itself from below) ensures.  A level on fewer ranks (pm_amg_agglom.h) changes only who owns
+ * the coarse rows in P and P^T: the ranks idle below it restrict, wait for the correction and
+ * prolongate it. */
 #include "pm_amg_cycle.h"
 
 #include <math.h>
@@ -107,7 +109,8 @@ int pm_amg_direct_setup(pm_amg_hier_t *h, pm_amg_level_t *lv) {
   pm_amg_direct_t *d = &h->dir;
   trip_t *mine = NULL, *all = NULL;
   int *cnt = NULL, *off = NULL;
-  MPI_Comm_size(h->comm, &P);
+  MPI_Comm comm = dm->comm;
+  MPI_Comm_size(comm, &P);
   int32_t n = a->n, N = (int32_t)dm->nglobal;
   d->n = N;
   int32_t nm = n + a->index[n];
@@ -117,7 +120,7 @@ int pm_amg_direct_setup(pm_amg_hier_t *h, pm_amg_level_t *lv) {
   if (!ierr) ierr = PM_MALLOC(d->y, (size_t)N + 1, "coarse vector");
   if (!ierr) ierr = PM_MALLOC(mine, (size_t)nm + 1, "coarse rows");
   if (!ierr) ierr = PM_MALLOC(cnt, 2 * (size_t)P, "coarse counts");
-  PM_TRY(pm_comm_agree(h->comm, ierr));
+  PM_TRY(pm_comm_agree(comm, ierr));
   off = cnt + P;
   for (int q = 0; q < P; q++) {
     d->count[q] = (int)(dm->range[q + 1] - dm->range[q]);
@@ -130,17 +133,17 @@ int pm_amg_direct_setup(pm_amg_hier_t *h, pm_amg_level_t *lv) {
     for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) mine[w++] = (trip_t){gi, dm->gid[a->item[k]], a->amat[k]};
   }
   int bytes = (int)(w * sizeof(trip_t));
-  PM_CALL_MPI(MPI_Allgather(&bytes, 1, MPI_INT, cnt, 1, MPI_INT, h->comm));
+  PM_TRY_MPI(MPI_Allgather(&bytes, 1, MPI_INT, cnt, 1, MPI_INT, comm));
   size_t total = 0;
   for (int q = 0; q < P; q++) {
     off[q] = (int)total;
     total += (size_t)cnt[q];
   }
   ierr = PM_MALLOC(all, total / sizeof(trip_t) + 1, "coarse matrix");
-  PM_TRY(pm_comm_agree(h->comm, ierr));
+  PM_TRY(pm_comm_agree(comm, ierr));
   {
     MPI_Request rq;
-    int rc = pm_comm_wait(MPI_Iallgatherv(mine, bytes, MPI_BYTE, all, cnt, off, MPI_BYTE, h->comm, &rq), &rq);
+    int rc = pm_comm_wait(MPI_Iallgatherv(mine, bytes, MPI_BYTE, all, cnt, off, MPI_BYTE, comm, &rq), &rq);
     if (rc != MPI_SUCCESS) {
       ierr = pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Allgatherv (coarsest level)");
       goto cleanup;
@@ -179,10 +182,10 @@ cleanup:
 static int direct_solve(pm_amg_hier_t *h, pm_amg_level_t *lv, const double *b, double *x) {
   pm_amg_direct_t *d = &h->dir;
   int32_t N = d->n, n = lv->a->n;
-  int rank;
-  MPI_Comm_rank(h->comm, &rank);
+  int rank = lv->dm->rank;
   MPI_Request rq;
-  PM_CALL_MPI(pm_comm_wait(MPI_Iallgatherv(b, n, MPI_DOUBLE, d->y, d->count, d->off, MPI_DOUBLE, h->comm, &rq), &rq));
+  PM_CALL_MPI(
+      pm_comm_wait(MPI_Iallgatherv(b, n, MPI_DOUBLE, d->y, d->count, d->off, MPI_DOUBLE, lv->dm->comm, &rq), &rq));
   const double *L = d->l;
   double *y = d->y;
   for (int32_t i = 0; i < N; i++) {
@@ -211,21 +214,29 @@ static int cycle(pm_amg_hier_t *h, int l, const double *b, double *x) {
   }
   pm_amg_level_t *cv = &h->lev[l + 1];
   const pm_amg_p_t *p = lv->p;
-  int32_t n = lv->a->n, ncc = cv->a->ncol;
+  /* P's columns: the next level's layout, or the transfer layout when the next level is on
+   * fewer ranks (its owned rows are the next level's, in the same order). */
+  const pm_dmat_t *t = lv->xdm ? lv->xdm : cv->dm;
+  double *tb = lv->xdm ? lv->xv : cv->b, *tx = lv->xdm ? lv->xv : cv->x;
+  int32_t n = lv->a->n, nc = t->n;
   PM_CALL(smooth(h, lv, b, x, 1, 1));
   /* b_c = P^T r: the local rows' sums, the externals' parts accumulated at their owners. */
-  memset(cv->b, 0, (size_t)ncc * sizeof *cv->b);
+  memset(tb, 0, (size_t)t->ncol * sizeof *tb);
   for (int32_t i = 0; i < n; i++) {
     double ri = lv->r[i];
-    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) cv->b[p->col[k]] += p->val[k] * ri;
+    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) tb[p->col[k]] += p->val[k] * ri;
   }
-  PM_CALL(pm_halo_accumulate(cv->halo, cv->b, MPI_DOUBLE, 1));
-  PM_CALL(cycle(h, l + 1, cv->b, cv->x));
+  PM_CALL(pm_halo_accumulate(t->halo, tb, MPI_DOUBLE, 1));
+  if (!cv->idle) {
+    if (tb != cv->b) memcpy(cv->b, tb, (size_t)nc * sizeof *tb);
+    PM_CALL(cycle(h, l + 1, cv->b, cv->x));
+    if (tx != cv->x) memcpy(tx, cv->x, (size_t)nc * sizeof *tx);
+  }
   /* x += P x_c, with x_c's externals from their owners. */
-  PM_CALL(pm_halo_update(cv->halo, cv->x, MPI_DOUBLE, 1));
+  PM_CALL(pm_halo_update(t->halo, tx, MPI_DOUBLE, 1));
   for (int32_t i = 0; i < n; i++) {
     double s = 0;
-    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) s += p->val[k] * cv->x[p->col[k]];
+    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) s += p->val[k] * tx[p->col[k]];
     x[i] += s;
   }
   return smooth(h, lv, b, x, 0, 0);

@@ -12,12 +12,21 @@
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_halo.h"
 
+/* A level's communicator is its layout's (dm->comm): the hierarchy's, or that of the ranks it
+ * was agglomerated onto (pm_amg_agglom.h).  A rank outside it is idle on the level: a, dm and
+ * the rest are NULL there. */
 typedef struct pm_amg_level {
+  int idle;          /* this rank holds no part of the level */
+  MPI_Comm sub;      /* owned: the communicator the level was agglomerated onto, else MPI_COMM_NULL */
   const pm_csr_t *a; /* the operator: the caller's on level 0, own (`own`) below */
   pm_csr_t *own;
   pm_halo_t *halo;   /* the caller's on level 0, dm->halo below */
   pm_dmat_t *dm;     /* layout and tables (level 0: tables only) */
   pm_amg_p_t *p;     /* prolongator from the next level (NULL on the coarsest) */
+  pm_dmat_t *xdm;    /* when the next level is agglomerated: the transfer layout of P's columns
+                      * (on this level's communicator), else NULL (P's columns are the next
+                      * level's own layout) */
+  double *xv;        /* [xdm->ncol] the transfer's coarse vector (with xdm) */
   double *dinv;      /* [n] the smoother's inverse diagonal */
   double lmax;       /* estimate of the largest eigenvalue of D^-1 A */
   double omega;      /* Jacobi's damping */
@@ -25,7 +34,7 @@ typedef struct pm_amg_level {
   double *r, *q, *w; /* [ncol] work: residual, product, direction */
 } pm_amg_level_t;
 
-/* The coarsest level's dense Cholesky factor, on every rank. */
+/* The coarsest level's dense Cholesky factor, on every rank of the level. */
 typedef struct pm_amg_direct {
   int32_t n;        /* global rows */
   double *l;        /* [n*n] lower triangle, row-major */
@@ -35,7 +44,7 @@ typedef struct pm_amg_direct {
 
 typedef struct pm_amg_hier {
   pm_amg_options_t opt;
-  MPI_Comm comm; /* duplicate of the halo's communicator: the set-up's exchanges, the gather */
+  MPI_Comm comm; /* duplicate of the halo's communicator: level 0's and the set-up's agreement */
   int nlev;
   pm_amg_level_t lev[PM_AMG_MAX_LEVELS];
   int direct; /* the coarsest level is factored */
@@ -45,23 +54,29 @@ typedef struct pm_amg_hier {
   double t_cycle;
 } pm_amg_hier_t;
 
-/* The set-up, shared by AMG and geometric multigrid (pm_mg.c), in pm_amg.c.  h->opt is set and
- * h->comm is MPI_COMM_NULL before pm_amg_setup_begin. */
+/* The set-up, shared by AMG and geometric multigrid (pm_mg.c), in pm_amg.c. */
+
+/** An empty hierarchy (no handle to free) with the options opt (NULL: the defaults, unchecked).
+ *  Not collective. */
+void pm_amg_hier_init(pm_amg_hier_t *h, const pm_amg_options_t *opt);
 
 /** Level 0 from the caller's operator and halo: the hierarchy's communicator (a duplicate of
  *  the halo's) and level 0's rank-order layout.  Collective. */
 int pm_amg_setup_begin(pm_amg_hier_t *h, const pm_csr_t *a, pm_halo_t *halo);
 
-/** Global rows, nonzeros and ranks of level l into h->info.  Collective. */
+/** Global rows, nonzeros and ranks of level l into h->info.  Collective on the level's
+ *  communicator. */
 int pm_amg_level_stats(pm_amg_hier_t *h, int l);
 
-/** lv->lmax, the Lanczos estimate of the largest eigenvalue of D^-1 A.  Collective. */
+/** lv->lmax, the Lanczos estimate of the largest eigenvalue of D^-1 A.  Collective on the
+ *  level's communicator. */
 int pm_amg_level_lmax(pm_amg_hier_t *h, pm_amg_level_t *lv);
 
 /** Aggregation levels below level `first` (its operator, halo and layout set; the levels
  *  above it complete with their prolongators, stats and lmax) until coarse_size, max_levels
- *  levels from `first` on, or stagnation; then every level's smoother, the coarsest level's
- *  factor and h->info.  Collective. */
+ *  levels from `first` on, or stagnation, agglomerating small levels (rows_per_rank); then
+ *  every level's smoother, the coarsest level's factor and h->info (the same on every rank,
+ *  idle ones included).  Errors are agreed on h->comm.  Collective on h->comm. */
 int pm_amg_setup_finish(pm_amg_hier_t *h, int first);
 
 /** Frees a hierarchy (partial or complete); NULL-safe.  Not collective. */
@@ -70,12 +85,14 @@ void pm_amg_hier_destroy(void *h);
 /** The smoother's state of a level (dinv, omega) from its operator and lmax.  Not collective. */
 int pm_amg_smoother_setup(pm_amg_hier_t *h, pm_amg_level_t *lv);
 
-/** Gather the coarsest level's matrix onto every rank and factor it; PM_ERR_SOLVER (agreed)
- *  when it is not positive definite.  Collective. */
+/** Gather the coarsest level's matrix onto every rank of the level and factor it;
+ *  PM_ERR_SOLVER (agreed) when it is not positive definite.  Collective on the level's
+ *  communicator. */
 int pm_amg_direct_setup(pm_amg_hier_t *h, pm_amg_level_t *lv);
 void pm_amg_direct_free(pm_amg_direct_t *d);
 
-/** One V-cycle: z = M^-1 r on level 0 (r: N entries, z: NP).  Collective. */
+/** One V-cycle: z = M^-1 r on level 0 (r: N entries, z: NP).  Collective on h->comm (a rank
+ *  idle on the coarse levels skips them and receives its correction). */
 int pm_amg_vcycle(pm_amg_hier_t *h, const double *r, double *z);
 
 /** The JSON view's per-level arrays: rows (already opened by the caller's `"rows": [`), then

@@ -248,11 +248,7 @@ int pm_pc_create_mg(int nlevels, const pm_local_t *const *meshes, const pm_refin
   g->nmesh = nlevels;
   for (int l = 0; l < nlevels; l++) g->meshes[l] = meshes[l];
   for (int l = 0; l + 1 < nlevels; l++) g->parents[l] = parents[l];
-  g->h->comm = MPI_COMM_NULL;
-  if (coarse_opt)
-    g->h->opt = *coarse_opt;
-  else
-    pm_amg_options_default(&g->h->opt);
+  pm_amg_hier_init(g->h, coarse_opt);
   return pm_pc_create(&mg_ops, g, pc);
 }
 

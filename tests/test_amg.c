@@ -12,6 +12,14 @@
  *  - the coarsest solve is exact: one level (the fine matrix factored) makes CG converge at once;
  *  - the AMG-CG solution equals the Jacobi-CG one to the solver tolerance, in at most 30
  *    iterations, with operator complexity below 2 and at least two levels;
+ *  - agglomeration (rows_per_rank): the levels are on the ranks the rule gives (a level of R
+ *    rows whose parent is on S ranks goes onto max(1, R / rows_per_rank) of them when R <
+ *    rows_per_rank S); the solution is the one without agglomeration, in at most 2 more
+ *    iterations; with only the coarsest level moved (the same hierarchy) one V-cycle gives the
+ *    same vector as the coarsest level factored on every rank, so the direct solve on fewer
+ *    ranks is as exact; on a 1D operator whose rank 1 owns no row the solution is the exact
+ *    one, and a coarsest level that is not positive definite fails on every rank, the idle
+ *    ones included, without a hang;
  *  - bad options are refused with PM_ERR_ARG. */
 #include <math.h>
 #include <mpi.h>
@@ -35,6 +43,17 @@
 #include "tu_part.h"
 
 static int g_rank, g_fail;
+
+/* Printed at the end: the ranks per level of the agglomerated hierarchies, and whether the
+ * hierarchy with only the coarsest level moved could be compared. */
+static char g_note[512];
+
+static void note_ranks(const char *what, const pm_amg_info_t *in) {
+  size_t at = strlen(g_note);
+  at += (size_t)snprintf(g_note + at, sizeof g_note - at, "%s%s ranks", at ? "; " : "", what);
+  for (int l = 0; l < in->levels && at < sizeof g_note; l++)
+    at += (size_t)snprintf(g_note + at, sizeof g_note - at, "%s%d", l ? "," : " ", in->ranks[l]);
+}
 
 typedef struct trip {
   int64_t i, j;
@@ -212,6 +231,215 @@ static void test_pieces(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo) {
   free(range);
 }
 
+/* The ranks of each level as the agglomeration rule gives them (the expectation, written
+ * independently of pm_amg_agglom.c); returns how many levels moved onto fewer ranks. */
+static int check_ranks(const pm_amg_info_t *in, int size, int64_t rpr, const char *what) {
+  int S = size, moved = 0;
+  EXPECT(in->ranks[0] >= 1 && in->ranks[0] <= size, "%s: level 0 on %d of %d ranks", what, in->ranks[0], size);
+  for (int l = 1; l < in->levels; l++) {
+    int64_t R = in->rows[l];
+    if (rpr > 0 && R < rpr * S) {
+      int k = R / rpr < 1 ? 1 : (int)(R / rpr);
+      EXPECT(in->ranks[l] == k, "%s: level %d (%lld rows, parent on %d ranks) on %d ranks, expected %d", what, l,
+             (long long)R, S, in->ranks[l], k);
+      S = k;
+      moved++;
+    } else {
+      EXPECT(in->ranks[l] >= 1 && in->ranks[l] <= S, "%s: level %d (%lld rows) on %d ranks, expected 1 to %d", what, l,
+             (long long)R, in->ranks[l], S);
+    }
+  }
+  EXPECT(!in->coarse_direct || in->coarse_ranks == S, "%s: coarsest level factored on %d ranks, expected %d", what,
+         in->coarse_ranks, S);
+  return moved;
+}
+
+static double max_diff(MPI_Comm comm, const double *x, const double *y, int32_t n, double *scale) {
+  double v[2] = {0, 0};
+  for (int32_t i = 0; i < n; i++) {
+    v[0] = fmax(v[0], fabs(x[i] - y[i]));
+    v[1] = fmax(v[1], fabs(y[i]));
+  }
+  pm_comm_allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm);
+  *scale = v[1];
+  return v[0];
+}
+
+/* The mesh's operator with and without agglomeration (coarse_size as the main test's). */
+static void test_agglom_mesh(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo, const double *b, const double *u0,
+                             int64_t coarse_size) {
+  int size;
+  MPI_Comm_size(comm, &size);
+  int32_t n = a->n, np = a->ncol;
+  pm_cg_options_t opt = {1e-10, 10000, 0, NULL};
+  pm_amg_options_t ao;
+  pm_amg_options_default(&ao);
+  ao.coarse_size = coarse_size;
+  pm_amg_info_t i0, i1;
+  pm_cg_result_t r0, r1;
+  pm_pc_t *pc0 = NULL, *pc1 = NULL;
+  double *x0 = malloc(((size_t)np + 1) * sizeof *x0), *x1 = malloc(((size_t)np + 1) * sizeof *x1), scale;
+  memcpy(x0, u0, ((size_t)np + 1) * sizeof *u0);
+  memcpy(x1, u0, ((size_t)np + 1) * sizeof *u0);
+  /* Without; and with a small rows_per_rank, so that the levels move in several steps. */
+  ao.rows_per_rank = 0;
+  OK(pm_pc_create_amg(&ao, &pc0));
+  OK(pm_cg_solve(a, halo, pc0, b, x0, &opt, &r0));
+  OK(pm_amg_get_info(pc0, &i0));
+  EXPECT(check_ranks(&i0, size, 0, "no agglomeration") == 0, "levels moved without agglomeration");
+  ao.rows_per_rank = 30;
+  OK(pm_pc_create_amg(&ao, &pc1));
+  OK(pm_cg_solve(a, halo, pc1, b, x1, &opt, &r1));
+  OK(pm_amg_get_info(pc1, &i1));
+  int moved = check_ranks(&i1, size, 30, "rows_per_rank 30");
+  note_ranks("rows_per_rank 30:", &i1);
+  EXPECT(size == 1 || i1.rows[i1.levels - 1] >= 30 * size || moved > 0, "rows_per_rank 30: no level moved");
+  EXPECT(r0.converged && r1.converged, "converged without %d, with %d agglomeration", r0.converged, r1.converged);
+  EXPECT(r1.iterations <= r0.iterations + 2, "%d iterations with agglomeration, %d without", r1.iterations,
+         r0.iterations);
+  double d = max_diff(comm, x1, x0, n, &scale);
+  EXPECT(d <= 1e-8 * scale, "solutions with and without agglomeration differ by %g (scale %g)", d, scale);
+  pm_pc_destroy(&pc1);
+  /* Only the coarsest level moved: rows_per_rank at most every other coarse level's rows per
+   * rank. */
+  int64_t rpr = i0.levels > 2 ? INT64_MAX : i0.rows[i0.levels - 1] + 1;
+  for (int l = 1; l + 1 < i0.levels; l++)
+    if (i0.rows[l] / size < rpr) rpr = i0.rows[l] / size;
+  /* (A hierarchy that stopped for stagnation, one row per rank, would go on below a moved level.) */
+  int64_t last = i0.rows[i0.levels - 1];
+  if (size > 1 && i0.levels >= 2 && i0.coarse_direct && last <= coarse_size && rpr >= 1 && last < rpr * size) {
+    ao.rows_per_rank = rpr;
+    OK(pm_pc_create_amg(&ao, &pc1));
+    OK(pm_pc_setup(pc1, a, halo));
+    OK(pm_amg_get_info(pc1, &i1));
+    EXPECT(check_ranks(&i1, size, rpr, "coarsest moved") == 1, "rows_per_rank %lld: not only the coarsest moved",
+           (long long)rpr);
+    int same = i1.levels == i0.levels;
+    for (int l = 0; same && l < i0.levels; l++) same = i1.rows[l] == i0.rows[l] && i1.nonzeros[l] == i0.nonzeros[l];
+    EXPECT(same, "rows_per_rank %lld: another hierarchy than without agglomeration", (long long)rpr);
+    note_ranks("coarsest moved:", &i1);
+    OK(pm_pc_apply(pc0, b, x0));
+    OK(pm_pc_apply(pc1, b, x1));
+    d = max_diff(comm, x1, x0, n, &scale);
+    EXPECT(d <= 1e-12 * scale, "one V-cycle: coarsest on %d ranks and on all differ by %g (scale %g)", i1.coarse_ranks,
+           d, scale);
+    pm_pc_destroy(&pc1);
+  }
+  pm_pc_destroy(&pc0);
+  free(x0);
+  free(x1);
+}
+
+/* u_i' = (2 + shift) u_i - u_{i-1} - u_{i+1} over global rows 0..N-1, rank 1 owning none. */
+static void lap1d(MPI_Comm comm, int64_t N, double shift, pm_csr_t **a, pm_dmat_t **dm) {
+  int size, rank;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  int owners = size > 1 ? size - 1 : 1, slot = rank > 1 ? rank - 1 : rank;
+  int32_t n = size > 1 && rank == 1 ? 0 : (int32_t)(N * (slot + 1) / owners - N * slot / owners);
+  int64_t r0 = size > 1 && rank == 1 ? N * 1 / owners : N * slot / owners, ext[2];
+  int32_t next = 0;
+  if (n > 0 && r0 > 0) ext[next++] = r0 - 1;
+  if (n > 0 && r0 + n < N) ext[next++] = r0 + n;
+  OK(pm_dmat_create(comm, n, NULL, ext, next, 1, dm));
+  pm_csr_t t = {0};
+  t.n = n;
+  t.ncol = (*dm)->ncol;
+  t.d = malloc(((size_t)n + 1) * sizeof *t.d);
+  t.index = malloc(((size_t)n + 1) * sizeof *t.index);
+  t.item = malloc((2 * (size_t)n + 1) * sizeof *t.item);
+  t.amat = malloc((2 * (size_t)n + 1) * sizeof *t.amat);
+  t.index[0] = 0;
+  for (int32_t i = 0, w = 0; i < n; i++) {
+    int64_t g = r0 + i;
+    t.d[i] = 2.0 + shift;
+    if (g > 0) {
+      t.item[w] = pm_dmat_find(*dm, g - 1);
+      t.amat[w++] = -1.0;
+    }
+    if (g + 1 < N) {
+      t.item[w] = pm_dmat_find(*dm, g + 1);
+      t.amat[w++] = -1.0;
+    }
+    t.index[i + 1] = w;
+  }
+  OK(pm_csr_compact_copy(&t, NULL, a));
+  free(t.d);
+  free(t.index);
+  free(t.item);
+  free(t.amat);
+}
+
+static double smooth_u(int64_t g) {
+  return 1.0 + sin(0.01 * (double)g);
+}
+
+/* The 1D operator over ranks one of which owns no row: exact solution with and without
+ * agglomeration; then a coarsest level that is not positive definite on fewer ranks. */
+static void test_agglom_1d(MPI_Comm comm) {
+  int size;
+  MPI_Comm_size(comm, &size);
+  const int64_t N = 3000, rpr = 150;
+  pm_csr_t *a = NULL;
+  pm_dmat_t *dm = NULL;
+  lap1d(comm, N, 0.1, &a, &dm);
+  int32_t n = a->n, np = a->ncol;
+  double *b = malloc(((size_t)n + 1) * sizeof *b), *ue = malloc(((size_t)np + 1) * sizeof *ue);
+  double *x = malloc(((size_t)np + 1) * sizeof *x);
+  for (int32_t i = 0; i < np; i++) ue[i] = smooth_u(dm->gid[i]);
+  for (int32_t i = 0; i < n; i++) {
+    b[i] = a->d[i] * ue[i];
+    for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) b[i] += a->amat[k] * ue[a->item[k]];
+  }
+  pm_cg_options_t opt = {1e-12, 1000, 0, NULL};
+  pm_amg_options_t ao;
+  pm_amg_options_default(&ao);
+  ao.coarse_size = 10;
+  int its[2] = {0, 0};
+  for (int with = 0; with < 2; with++) {
+    pm_pc_t *pc = NULL;
+    pm_cg_result_t r;
+    pm_amg_info_t in;
+    ao.rows_per_rank = with ? rpr : 0;
+    memset(x, 0, ((size_t)np + 1) * sizeof *x);
+    OK(pm_pc_create_amg(&ao, &pc));
+    OK(pm_cg_solve(a, dm->halo, pc, b, x, &opt, &r));
+    OK(pm_amg_get_info(pc, &in));
+    its[with] = r.iterations;
+    double scale, d = max_diff(comm, x, ue, n, &scale);
+    /* cond(A) < 41: the error is below 41 times the relative residual. */
+    EXPECT(r.converged && d <= 1e-10 * scale, "1D, rows_per_rank %lld: %d iterations, error %g (scale %g)",
+           (long long)ao.rows_per_rank, r.iterations, d, scale);
+    EXPECT(in.ranks[0] == (size > 1 ? size - 1 : 1), "1D: level 0 on %d ranks", in.ranks[0]);
+    int moved = check_ranks(&in, size, ao.rows_per_rank, with ? "1D, agglomerated" : "1D");
+    if (with) note_ranks("1D:", &in);
+    EXPECT(!with || size == 1 || moved > 0, "1D: no level moved");
+    EXPECT(!with || in.coarse_ranks == 1, "1D: coarsest level on %d ranks", in.coarse_ranks);
+    pm_pc_destroy(&pc);
+  }
+  EXPECT(its[1] <= its[0] + 2, "1D: %d iterations with agglomeration, %d without", its[1], its[0]);
+  pm_csr_destroy(&a);
+  pm_dmat_destroy(&dm);
+  /* Shifted below zero the operator is indefinite: the set-up gets through to the coarsest
+   * level (on one rank), whose factorisation fails; every rank returns an error. */
+  lap1d(comm, N, -0.01, &a, &dm);
+  pm_pc_t *pc = NULL;
+  ao.rows_per_rank = rpr;
+  OK(pm_pc_create_amg(&ao, &pc));
+  int rc = pm_pc_setup(pc, a, dm->halo), rank;
+  MPI_Comm_rank(comm, &rank);
+  EXPECT(rc == (rank == 0 ? PM_ERR_SOLVER : PM_ERR_REMOTE), "indefinite 1D: set-up returned %d (%s)", rc,
+         pm_error_message());
+  EXPECT(rank > 0 || strstr(pm_error_message(), "not positive definite"), "indefinite 1D: '%s'", pm_error_message());
+  pm_error_clear();
+  pm_pc_destroy(&pc);
+  pm_csr_destroy(&a);
+  pm_dmat_destroy(&dm);
+  free(b);
+  free(ue);
+  free(x);
+}
+
 static void test_options(void) {
   pm_amg_options_t o;
   pm_pc_t *pc = NULL;
@@ -219,7 +447,7 @@ static void test_options(void) {
   struct {
     int what;
     double v;
-  } bad[] = {{0, 1.0}, {0, -0.1}, {1, 0}, {2, 0}, {3, 0}, {3, 1e9}, {4, 7}};
+  } bad[] = {{0, 1.0}, {0, -0.1}, {1, 0}, {2, 0}, {3, 0}, {3, 1e9}, {4, 7}, {5, -1}, {5, 2e9}};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     pm_amg_options_default(&o);
     EXPECT(pm_amg_options_check(&o) == PM_OK, "the defaults are refused");
@@ -228,6 +456,7 @@ static void test_options(void) {
     if (bad[k].what == 2) o.max_levels = (int)bad[k].v;
     if (bad[k].what == 3) o.coarse_size = (int64_t)bad[k].v;
     if (bad[k].what == 4) o.smoother = (pm_amg_smoother_t)(int)bad[k].v;
+    if (bad[k].what == 5) o.rows_per_rank = (int64_t)bad[k].v;
     EXPECT(pm_pc_create_amg(&o, &pc) == PM_ERR_ARG && !pc, "bad option %zu accepted", k);
     pm_error_clear();
   }
@@ -325,6 +554,8 @@ int main(int argc, char **argv) {
   pm_comm_allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm);
   EXPECT(v[0] <= 1e-8 * v[1], "AMG and Jacobi solutions differ by %g (scale %g)", v[0], v[1]);
   if (g_rank == 0 && !g_fail) pm_pc_view(amg, stdout, 0);
+  test_agglom_mesh(comm, a, halo, b, u0, nglob < 200 ? 4 : 50);
+  if (fdm) test_agglom_1d(comm);
   pm_pc_destroy(&jac);
   pm_pc_destroy(&amg);
   pm_pc_destroy(&one);
@@ -339,8 +570,8 @@ int main(int argc, char **argv) {
   int fails = g_fail;
   pm_comm_allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, comm);
   if (g_rank == 0)
-    printf("test_amg: %s (%d ranks, iterations amg %d, jacobi %d, coarsest alone %d)\n", fails ? "FAILED" : "passed",
-           size, ra.iterations, rj.iterations, r1.iterations);
+    printf("test_amg: %s (%d ranks, iterations amg %d, jacobi %d, coarsest alone %d; %s)\n",
+           fails ? "FAILED" : "passed", size, ra.iterations, rj.iterations, r1.iterations, g_note);
   MPI_Finalize();
   return fails ? 1 : 0;
 }

@@ -22,7 +22,7 @@ typedef struct params {
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
   int n_source, n_cond, n_dir, n_neu;
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
-  int amg_smoother, amg_sweeps, amg_levels, amg_coarse;
+  int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank;
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];

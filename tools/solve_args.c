@@ -22,6 +22,7 @@ void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
   o->sweeps = p->amg_sweeps;
   o->max_levels = p->amg_levels;
   o->coarse_size = p->amg_coarse;
+  o->rows_per_rank = p->amg_rows_per_rank;
 }
 
 int solve_build_problem(const params_t *p, pm_problem_t **prob) {
@@ -138,6 +139,10 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --amg-levels L         at most L levels (default 10)\n", 0},
       {"--amg-coarse", I, &p->amg_coarse, INT32_MIN, INT32_MAX, NULL, NULL,
        "  --amg-coarse N         a level of at most N rows is the coarsest, factored (default 500)\n", 0},
+      {"--amg-rows-per-rank", I, &p->amg_rows_per_rank, INT32_MIN, INT32_MAX, NULL, NULL,
+       "  --amg-rows-per-rank N  a coarse level with fewer than N rows per rank moves onto fewer\n"
+       "                         ranks, eventually one (default 2000; 0: never)\n",
+       0},
       {"--rtol", D, &p->rtol, 0, 1, NULL, NULL,
        "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n", 0},
       {"--maxit", I, &p->maxit, 0, INT32_MAX, NULL, NULL, "  --maxit N              iteration limit (default 10000)\n",
@@ -194,6 +199,7 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   p->amg_sweeps = ao.sweeps;
   p->amg_levels = ao.max_levels;
   p->amg_coarse = (int)ao.coarse_size;
+  p->amg_rows_per_rank = (int)ao.rows_per_rank;
   p->exchange = pm_exchange_default();
   p->maxit = 10000;
   p->rtol = 1e-8;
@@ -328,8 +334,9 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   if (p->precond == PRECOND_AMG) {
     solve_amg_options(p, &ao);
     if (pm_amg_options_check(&ao)) {
-      pm_tool_error(tool, "--precond amg: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse)",
-                    pm_error_message());
+      pm_tool_error(
+          tool, "--precond amg: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse, --amg-rows-per-rank)",
+          pm_error_message());
       goto done;
     }
   }

@@ -10,11 +10,17 @@
  *    step, omega = 4 / (3 lambda_max(D^-1 A)), lambda_max from a few Lanczos (CG) steps;
  *  - the Galerkin operator P^T A P from distributed rows; every coarse level gets its own rows,
  *    #NEIBPE/#IMPORT/#EXPORT tables and pm_halo;
+ *  - a coarse level with fewer than `rows_per_rank` rows per rank of its parent level is moved
+ *    onto fewer ranks (the first ones, its rows split evenly in global order); it and the
+ *    levels below it are built and cycled on those ranks alone, the others idle below it
+ *    (agglomeration, as PETSc's GAMG and hypre do), so the small levels, eventually on one
+ *    rank, do not pay every rank's message latency;
  *  - coarsening stops at `coarse_size` global rows (or `max_levels`, or when it stagnates); that
- *    level is gathered onto every rank and factored once by a dense Cholesky (up to
+ *    level is gathered onto every rank it is on and factored once by a dense Cholesky (up to
  *    PM_AMG_DENSE_MAX rows; a larger coarsest level is smoothed instead).
  * Apply: one V-cycle, symmetric positive definite (the same polynomial smoother before and
- * after the coarse correction), with no reduction inside (only the coarsest level's gather).
+ * after the coarse correction; moving a level between ranks is part of P and P^T), with no
+ * reduction inside (only the coarsest level's gather).
  * The operator must be symmetric positive definite: a singular one fails in the coarsest
  * factorisation (PM_ERR_SOLVER), agreed on every rank. */
 #ifndef PMESH_PM_AMG_H
@@ -28,7 +34,7 @@
 extern "C" {
 #endif
 
-enum { PM_AMG_MAX_LEVELS = 25, PM_AMG_DENSE_MAX = 4000 };
+enum { PM_AMG_MAX_LEVELS = 25, PM_AMG_DENSE_MAX = 4000, PM_AMG_ROWS_PER_RANK_MAX = 1000000000 };
 
 typedef enum pm_amg_smoother {
   PM_AMG_CHEBYSHEV, /* Chebyshev polynomial of D^-1 A on [lmax/10, 1.1 lmax] (default) */
@@ -45,6 +51,9 @@ typedef struct pm_amg_options {
   int max_levels;             /* 1..PM_AMG_MAX_LEVELS (default 10); 1 solves the fine level directly */
   int64_t coarse_size;        /* a level of at most this many rows is the coarsest, 1..PM_AMG_DENSE_MAX
                                * (default 500) */
+  int64_t rows_per_rank;      /* a coarse level of R rows whose parent runs on S ranks, with
+                               * R < rows_per_rank S, moves onto max(1, R / rows_per_rank) ranks;
+                               * 0..PM_AMG_ROWS_PER_RANK_MAX, 0: never (default 2000) */
 } pm_amg_options_t;
 
 /** The defaults above.  Not collective. */
@@ -70,10 +79,12 @@ typedef struct pm_amg_info {
                                         * refinement (pm_mg.h); 0 for AMG */
   int64_t rows[PM_AMG_MAX_LEVELS];     /* global rows per level */
   int64_t nonzeros[PM_AMG_MAX_LEVELS]; /* global nonzeros per level (diagonal included) */
-  int ranks[PM_AMG_MAX_LEVELS];        /* ranks that own rows of the level */
+  int ranks[PM_AMG_MAX_LEVELS];        /* ranks that own rows of the level (fewer on the levels
+                                        * agglomerated, see rows_per_rank) */
   double operator_complexity;          /* sum of nonzeros over the fine level's */
   double grid_complexity;              /* sum of rows over the fine level's */
   int coarse_direct;                   /* 1: the coarsest level is factored (dense Cholesky) */
+  int coarse_ranks;                    /* ranks the coarsest level is on (each holds the factor) */
   double setup_seconds, cycle_seconds; /* set-up; time per V-cycle (0 before the first) */
   long cycles;                         /* V-cycles applied */
 } pm_amg_info_t;

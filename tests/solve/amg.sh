@@ -3,7 +3,9 @@
 #      np = 2: at most 30 iterations each, growing by at most 4 from the coarsest to the finest
 #      (Jacobi's grow with 1/h: a broken smoother or prolongator shows here);
 #  (b) the same solution as Jacobi (numdiff, 1e-7 relative at rtol 1e-10) on the L-shape at
-#      np = 3, and the hierarchy in the summary (text and JSON);
+#      np = 3, and the hierarchy in the summary (text and JSON); with --amg-rows-per-rank 30 the
+#      ranks per level shrink as designed (a level of R rows whose parent is on S ranks goes onto
+#      max(1, R / 30) of them when R < 30 S) and the solution is still Jacobi's;
 #  (c) transient: one set-up serves every step (cycles = iterations + steps: one apply per
 #      iteration and one per step's start), and the last step equals Jacobi's;
 #  (d) a pure-Neumann transient operator (M/dt + K) works: an insulated body heated by f = 1
@@ -42,7 +44,27 @@ for pc in jacobi amg; do
     --dump-solution u.$pc --summary s.$pc.json > out.$pc || fail "(b) $pc failed"
   cat u.$pc.[0-9]* | sort -n > sol.$pc
 done
+"$MPIEXEC" -n 3 "$SOLVE" --no-output -p l.3 --conductivity '1+10*x*x' --source '1+y' --precond amg --rtol 1e-10 \
+  --amg-coarse 20 --amg-rows-per-rank 30 --dump-solution u.agg --summary s.agg.json > out.agg || fail "(b) agglomerated"
+cat u.agg.[0-9]* | sort -n > sol.agg
 "$NUMDIFF" 1e-7 1e-10 sol.jacobi sol.amg || fail "(b) AMG and Jacobi solutions differ"
+"$NUMDIFF" 1e-7 1e-10 sol.jacobi sol.agg || fail "(b) agglomerated AMG and Jacobi solutions differ"
+python3 - s.agg.json <<'EOF' || fail "(b) ranks per level"
+import json, sys
+a = json.load(open(sys.argv[1]))["amg"]
+rows, ranks, S = a["rows"], a["ranks"], 3
+print("(b) rows per level %s on ranks %s, coarsest factored on %d" % (rows, ranks, a["coarse_ranks"]))
+ok = a["rows_per_rank"] == 30 and len(rows) >= 3
+for r, k in zip(rows[1:], ranks[1:]):
+    if r < 30 * S:
+        S = max(1, r // 30)
+        ok = ok and k == S
+    else:
+        ok = ok and k <= S
+sys.exit(0 if ok and a["coarse_ranks"] == S and ranks[-1] < 3 else 1)
+EOF
+grep -q '^amg: .* on fewer ranks, coarsest level factored (dense Cholesky on [0-9]* rank' out.agg ||
+  fail "(b) the summary does not name the agglomeration"
 grep -q '^amg: [0-9]* levels, operator complexity' out.amg || fail "(b) no hierarchy line"
 grep -q '^  level 1: ' out.amg || fail "(b) no level lines"
 grep -q '"amg": {"levels": [0-9]*, "operator_complexity"' s.amg.json || fail "(b) no amg object in the summary"
@@ -76,7 +98,8 @@ cat ins.[0-9]* | awk '{ d = $4 - 0.5; if (d < 0) d = -d; if (d > 1e-10) { print 
 
 for bad in "--amg-smoother gauss:unknown AMG smoother 'gauss'" "--amg-threshold 1:threshold 1 is out of range" \
   "--amg-threshold -0.5:threshold -0.5 is out of range" "--amg-levels 0:level count 0 out of range" \
-  "--amg-sweeps 0:sweeps 0 out of range" "--amg-coarse 0:coarse size 0 out of range"; do
+  "--amg-sweeps 0:sweeps 0 out of range" "--amg-coarse 0:coarse size 0 out of range" \
+  "--amg-rows-per-rank -1:rows per rank -1 out of range"; do
   opt=${bad%%:*} msg=${bad#*:}
   # shellcheck disable=SC2086
   "$EXPECT_FAIL" "$msg" 60 "$MPIEXEC" -n 2 "$SOLVE" -p g.2 --no-output --precond amg $opt || fail "(e) $opt"
