@@ -271,70 +271,71 @@ int pm_msh_ent_members(msh_rd_t *r) {
   return PM_OK;
 }
 
-/* A physical tag's use (by an entity or an element) or name, ordered by tag, then dimension. */
-typedef struct msh_use {
-  int32_t tag, dim;
-  int64_t who; /* entity index (4.1), element index (2.2) or name index */
-} msh_use_t;
+/* A physical tag that $PhysicalNames names: which dimensions name it and which use it (an entity
+ * in 4.1, an element in 2.2), with the first name and the first user of each. */
+typedef struct msh_named {
+  int32_t tag;
+  int named, used; /* bit d: dimension d */
+  int64_t namer[4], user[4];
+} msh_named_t;
 
-static int msh_use_cmp(const void *a, const void *b) {
-  const msh_use_t *x = a, *y = b;
-  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
-  if (x->dim != y->dim) return x->dim < y->dim ? -1 : 1;
-  return (x->who > y->who) - (x->who < y->who);
+static int msh_named_cmp(const void *a, const void *b) {
+  const msh_named_t *x = a, *y = b;
+  return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* Record that `who` (entity or element index) of dimension dim has physical tag `tag`. */
+static void msh_use(msh_named_t *t, int64_t nt, int32_t tag, int dim, int64_t who) {
+  msh_named_t key = {.tag = tag};
+  msh_named_t *s = bsearch(&key, t, (size_t)nt, sizeof *t, msh_named_cmp);
+  if (s && !(s->used >> dim & 1)) {
+    s->used |= 1 << dim;
+    s->user[dim] = who;
+  }
 }
 
 int pm_msh_ent_check_names(msh_rd_t *r) {
   const pm_msh_t *m = r->m;
-  int ierr = PM_OK;
-  msh_use_t *use = NULL, *name = NULL;
-  int64_t nu = 0, nn = m->n_phys_names;
+  int64_t nn = m->n_phys_names, nt = 0;
   if (nn == 0) return PM_OK;
-  PM_TRY(PM_MALLOC(use, (r->v41 ? r->n_ent_phys : m->n_member) + 1, "physical tag uses"));
-  PM_TRY(PM_MALLOC(name, nn, "physical names"));
+  msh_named_t *t = NULL;
+  PM_CALL(PM_CALLOC(t, nn, "named physical tags"));
+  /* The distinct named tags, sorted; then one lookup per use (linear in the uses). */
+  for (int64_t i = 0; i < nn; i++) t[i].tag = m->phys_names[i].tag;
+  qsort(t, (size_t)nn, sizeof *t, msh_named_cmp);
+  for (int64_t i = 0; i < nn; i++)
+    if (nt == 0 || t[nt - 1].tag != t[i].tag) t[nt++].tag = t[i].tag;
+  for (int64_t i = nn - 1; i >= 0; i--) { /* backwards: the first name of each dimension stays */
+    msh_named_t key = {.tag = m->phys_names[i].tag}, *s = bsearch(&key, t, (size_t)nt, sizeof *t, msh_named_cmp);
+    s->named |= 1 << m->phys_names[i].dim;
+    s->namer[m->phys_names[i].dim] = i;
+  }
   if (r->v41) {
     for (int64_t i = 0; i < r->n_ent; i++)
-      for (int64_t p = 0; p < r->ent[i].n; p++)
-        use[nu++] = (msh_use_t){r->ent_phys[r->ent[i].off + p], r->ent[i].dim, i};
+      for (int64_t p = 0; p < r->ent[i].n; p++) msh_use(t, nt, r->ent_phys[r->ent[i].off + p], r->ent[i].dim, i);
   } else {
-    for (int64_t i = 0; i < m->n_member; i++) {
-      int64_t e = m->member_elem[i];
-      use[nu++] = (msh_use_t){m->member_phys[i], pm_msh_type_dim(m->elem_type[e]), e};
-    }
+    for (int64_t i = 0; i < m->n_member; i++)
+      msh_use(t, nt, m->member_phys[i], pm_msh_type_dim(m->elem_type[m->member_elem[i]]), m->member_elem[i]);
   }
-  for (int64_t i = 0; i < nn; i++) name[i] = (msh_use_t){m->phys_names[i].tag, m->phys_names[i].dim, i};
-  qsort(use, (size_t)nu, sizeof *use, msh_use_cmp);
-  qsort(name, (size_t)nn, sizeof *name, msh_use_cmp);
-  /* Per tag: the dimensions that use it (the first user of each) and those that name it. */
-  for (int64_t i = 0, j = 0; i < nn;) {
-    int32_t tag = name[i].tag;
-    int used = 0, named = 0;
-    int64_t user[4] = {0}, namer[4] = {0};
-    for (; i < nn && name[i].tag == tag; i++)
-      if (!(named & 1 << name[i].dim)) named |= 1 << name[i].dim, namer[name[i].dim] = name[i].who;
-    while (j < nu && use[j].tag < tag) j++;
-    for (; j < nu && use[j].tag == tag; j++)
-      if (!(used & 1 << use[j].dim)) used |= 1 << use[j].dim, user[use[j].dim] = use[j].who;
-    int lost = named & ~used, unnamed = used & ~named;
+  int ierr = PM_OK;
+  for (int64_t k = 0; k < nt && ierr == PM_OK; k++) {
+    int lost = t[k].named & ~t[k].used, unnamed = t[k].used & ~t[k].named;
     if (!lost || !unnamed) continue;
     int dn = 0, du = 0;
     while (!(lost >> dn & 1)) dn++;
     while (!(unnamed >> du & 1)) du++;
-    const char *nm = m->phys_names[namer[dn]].name;
     char by[128];
     if (r->v41)
-      snprintf(by, sizeof by, "entity (dimension %d, tag %d)", du, (int)r->ent[user[du]].tag);
+      snprintf(by, sizeof by, "entity (dimension %d, tag %d)", du, (int)r->ent[t[k].user[du]].tag);
     else
-      snprintf(by, sizeof by, "element %lld (dimension %d)", (long long)m->elem_tag[user[du]], du);
-    ierr = MSH_FAIL_AT(r, r->name_at[namer[dn]], PM_ERR_FORMAT,
+      snprintf(by, sizeof by, "element %lld (dimension %d)", (long long)m->elem_tag[t[k].user[du]], du);
+    ierr = MSH_FAIL_AT(r, r->name_at[t[k].namer[dn]], PM_ERR_FORMAT,
                        "$PhysicalNames names physical group (dimension %d, tag %d) \"%s\", but no %s of dimension %d "
                        "has physical tag %d; %s has it, and no name is given to dimension %d: a physical group is "
                        "its dimension and tag, so the name was probably written with the wrong dimension",
-                       dn, (int)tag, nm, r->v41 ? "entity" : "element", dn, (int)tag, by, du);
-    goto cleanup;
+                       dn, (int)t[k].tag, m->phys_names[t[k].namer[dn]].name, r->v41 ? "entity" : "element", dn,
+                       (int)t[k].tag, by, du);
   }
-cleanup:
-  free(use);
-  free(name);
+  free(t);
   return ierr;
 }
