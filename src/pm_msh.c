@@ -1,5 +1,6 @@
 /* pm_msh.c - Gmsh MSH reader: versions 2.2 and 4.1, ASCII and binary (either endianness).  This
- * file parses the sections; the node-tag set, the messages and the readers of single items are
+ * file parses the sections; $Entities, $PartitionedEntities and the checks of what refers to
+ * them are in pm_msh_ent.c; the node-tag set, the messages and the readers of single items are
  * in pm_msh_rd.c.
  *
  * One streaming pass through pm_scan's fixed window.  Every count read from a header is checked
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_msh_ent.h"
 #include "pm_msh_rd.h"
 #include "pm_scan.h"
 #include "pmesh/pm_error.h"
@@ -113,10 +115,12 @@ static int msh_read_names(msh_rd_t *r) {
   if (n > INT32_MAX)
     return MSH_FAIL(r, PM_ERR_UNSUPPORTED, "%lld physical names: pmesh reads at most %d", (long long)n, (int)INT32_MAX);
   PM_CALL(PM_CALLOC(m->phys_names, n, "physical names"));
+  PM_CALL(PM_MALLOC(r->name_at, n, "physical name positions"));
   for (int64_t i = 0; i < n; i++) {
     pm_msh_phys_name_t *p = &m->phys_names[i];
     int64_t dim;
     PM_CALL(pm_msh_rd_int(r, 0, 3, "the dimension of a physical name", &dim));
+    r->name_at[i] = msh_where(r);
     PM_CALL(pm_msh_rd_int32(r, "a physical tag", &p->tag));
     p->dim = (int)dim;
     m->n_phys_names = (int)(i + 1);
@@ -139,87 +143,6 @@ static int msh_read_names(msh_rd_t *r) {
     p->name[len] = '\0';
   }
   return pm_msh_rd_end(r, "$EndPhysicalNames", ": $PhysicalNames holds more names than its header announces");
-}
-
-static int msh_ent_cmp(const void *a, const void *b) {
-  const msh_ent_t *x = a, *y = b;
-  if (x->dim != y->dim) return x->dim < y->dim ? -1 : 1;
-  return (x->tag > y->tag) - (x->tag < y->tag);
-}
-
-static int msh_push_phys(msh_rd_t *r, int32_t phys) {
-  if (r->n_ent_phys == r->ent_phys_cap) {
-    int64_t cap = r->ent_phys_cap ? 2 * r->ent_phys_cap : 64;
-    PM_CALL(PM_REALLOC(r->ent_phys, cap, "physical tags of entities"));
-    r->ent_phys_cap = cap;
-  }
-  r->ent_phys[r->n_ent_phys++] = phys;
-  return PM_OK;
-}
-
-/* MSH 4.1 $Entities: remember each entity's physical tags; skip coordinates and boundaries. */
-static int msh_read_entities(msh_rd_t *r) {
-  int bin = r->binary, sz = r->szt;
-  int64_t cnt[4], total = 0;
-  r->sect = "$Entities";
-  static const char *const what[4] = {"number of points", "number of curves", "number of surfaces",
-                                      "number of volumes"};
-  for (int d = 0; d < 4; d++) {
-    PM_CALL(pm_msh_rd_count(r, bin, bin ? 4 + 24 + sz : 10, what[d], &cnt[d]));
-    total += cnt[d];
-  }
-  PM_CALL(pm_msh_rd_check_count(r, total, bin ? 4 + 24 + sz : 10, "number of entities"));
-  PM_CALL(PM_MALLOC(r->ent, total, "entities"));
-  for (int d = 0; d < 4; d++) {
-    for (int64_t i = 0; i < cnt[d]; i++) {
-      msh_ent_t *e = &r->ent[r->n_ent];
-      e->dim = d;
-      e->off = r->n_ent_phys;
-      int64_t nphys, nbound;
-      if (bin) {
-        unsigned char b[4 + 48];
-        PM_CALL(msh_raw(r, b, d ? 4 + 48 : 4 + 24));
-        e->tag = msh_get_i32(r, b);
-        PM_CALL(pm_msh_rd_count(r, 1, 4, "number of physical tags of an entity", &nphys));
-        for (int64_t k = 0; k < nphys; k++) {
-          int32_t p;
-          PM_CALL(pm_msh_rd_bint(r, &p));
-          PM_CALL(msh_push_phys(r, p));
-        }
-        if (d) {
-          PM_CALL(pm_msh_rd_count(r, 1, 4, "number of bounding entities", &nbound));
-          for (int64_t k = 0; k < nbound; k++) PM_CALL(msh_raw(r, b, 4));
-        }
-      } else {
-        double x;
-        PM_CALL(pm_msh_rd_int32(r, "an entity tag", &e->tag));
-        for (int k = 0; k < (d ? 6 : 3); k++)
-          PM_CALL(pm_msh_rd_real(r, "a coordinate of an entity's bounding box", &x));
-        PM_CALL(pm_msh_rd_count(r, 0, 2, "number of physical tags of an entity", &nphys));
-        for (int64_t k = 0; k < nphys; k++) {
-          int32_t p;
-          PM_CALL(pm_msh_rd_int32(r, "a physical tag", &p));
-          PM_CALL(msh_push_phys(r, p));
-        }
-        if (d) {
-          PM_CALL(pm_msh_rd_count(r, 0, 2, "number of bounding entities", &nbound));
-          for (int64_t k = 0; k < nbound; k++) {
-            int32_t b;
-            PM_CALL(pm_msh_rd_int32(r, "a bounding entity tag", &b));
-          }
-        }
-      }
-      e->n = nphys;
-      r->n_ent++;
-    }
-  }
-  PM_CALL(pm_msh_rd_end(r, "$EndEntities", ": $Entities holds more entities than its header announces"));
-  qsort(r->ent, (size_t)r->n_ent, sizeof *r->ent, msh_ent_cmp);
-  for (int64_t i = 1; i < r->n_ent; i++)
-    if (msh_ent_cmp(&r->ent[i - 1], &r->ent[i]) == 0)
-      return MSH_FAIL_AT(r, r->sect_at, PM_ERR_FORMAT, "entity (dimension %d, tag %d) is listed twice in $Entities",
-                         (int)r->ent[i].dim, (int)r->ent[i].tag);
-  return PM_OK;
 }
 
 static int msh_alloc_nodes(msh_rd_t *r, int64_t n) {
@@ -248,10 +171,11 @@ static int msh_read_nodes41(msh_rd_t *r) {
     PM_CALL(pm_msh_rd_int(r, 0, INT64_MAX, "the maximum node tag", &dummy));
   }
   PM_CALL(msh_alloc_nodes(r, nn));
+  PM_CALL(PM_MALLOC(r->nblk, nblk, "node blocks"));
   int64_t got = 0;
   for (int64_t b = 0; b < nblk; b++) {
     int32_t edim, etag, param;
-    int64_t cnt, at = pm_scan_offset(&r->s);
+    int64_t cnt, at = pm_scan_offset(&r->s), where = at;
     if (bin) {
       unsigned char h[12];
       PM_CALL(msh_raw(r, h, 12));
@@ -268,6 +192,7 @@ static int msh_read_nodes41(msh_rd_t *r) {
       int64_t x;
       PM_CALL(pm_msh_rd_int(r, 0, 3, "the entity dimension of a node block", &x));
       edim = (int32_t)x;
+      where = msh_where(r);
       PM_CALL(pm_msh_rd_int32(r, "the entity tag of a node block", &etag));
       PM_CALL(pm_msh_rd_int(r, 0, 1, "the parametric flag of a node block", &x));
       param = (int32_t)x;
@@ -278,6 +203,7 @@ static int msh_read_nodes41(msh_rd_t *r) {
                       "the node blocks hold more than the %lld nodes announced in the $Nodes "
                       "header",
                       (long long)nn);
+    r->nblk[r->n_nblk++] = (msh_blk_t){edim, etag, 0, got, cnt, where};
     int npar = param ? edim : 0;
     int64_t *tag = m->node_tag + got;
     double *xyz = m->xyz + 3 * got;
@@ -439,7 +365,7 @@ static int msh_read_elems41(msh_rd_t *r) {
   int64_t got = 0, used = 0;
   for (int64_t b = 0; b < nblk; b++) {
     int32_t edim, etag, type;
-    int64_t cnt, at = msh_where(r);
+    int64_t cnt, at = msh_where(r), where = at;
     if (bin) {
       unsigned char h[12];
       PM_CALL(msh_raw(r, h, 12));
@@ -451,6 +377,7 @@ static int msh_read_elems41(msh_rd_t *r) {
       int64_t x;
       PM_CALL(pm_msh_rd_int(r, 0, 3, "the entity dimension of an element block", &x));
       edim = (int32_t)x;
+      where = msh_where(r);
       PM_CALL(pm_msh_rd_int32(r, "the entity tag of an element block", &etag));
       PM_CALL(pm_msh_rd_int32(r, "an element type", &type));
       at = msh_where(r);
@@ -476,11 +403,7 @@ static int msh_read_elems41(msh_rd_t *r) {
                       "$Elements header",
                       (long long)ne);
     PM_CALL(msh_reserve_enode(r, used, cnt * k, ne));
-    msh_blk_t *blk = &r->blk[r->n_blk++];
-    blk->dim = edim;
-    blk->tag = etag;
-    blk->first = got;
-    blk->count = cnt;
+    r->blk[r->n_blk++] = (msh_blk_t){edim, etag, type, got, cnt, where};
     int64_t rec = (int64_t)(1 + k) * sz, per = MSH_SCRATCH / rec, done = 0;
     while (done < cnt) {
       int64_t nk = bin ? (cnt - done < per ? cnt - done : per) : 1;
@@ -648,41 +571,6 @@ static int msh_read_elems22(msh_rd_t *r) {
   return pm_msh_rd_end(r, "$EndElements", ": $Elements holds more elements than its header announces");
 }
 
-/* MSH 4.1: each element belongs to the physical groups of its entity. */
-static int msh_resolve_members41(msh_rd_t *r) {
-  pm_msh_t *m = r->m;
-  int64_t total = 0, limit = 16 * m->n_elems + (1 << 20);
-  for (int pass = 0; pass < 2; pass++) {
-    for (int64_t b = 0; b < r->n_blk; b++) {
-      msh_blk_t *blk = &r->blk[b];
-      msh_ent_t key = {blk->dim, blk->tag, 0, 0};
-      const msh_ent_t *e = r->n_ent ? bsearch(&key, r->ent, (size_t)r->n_ent, sizeof *r->ent, msh_ent_cmp) : NULL;
-      if (!e || e->n == 0 || blk->count == 0) continue; /* e.g. meshio files without $Entities */
-      if (pass == 0) {
-        if (e->n > (limit - total) / blk->count)
-          return MSH_FAIL_AT(r, r->elems_at, PM_ERR_UNSUPPORTED,
-                             "too many physical-group memberships: entity (dimension %d, tag %d) "
-                             "has %lld physical tags for %lld elements",
-                             (int)e->dim, (int)e->tag, (long long)e->n, (long long)blk->count);
-        total += e->n * blk->count;
-        continue;
-      }
-      for (int64_t p = 0; p < e->n; p++) {
-        for (int64_t i = 0; i < blk->count; i++) {
-          m->member_elem[m->n_member] = blk->first + i;
-          m->member_phys[m->n_member] = r->ent_phys[e->off + p];
-          m->n_member++;
-        }
-      }
-    }
-    if (pass == 0) {
-      PM_CALL(PM_MALLOC(m->member_elem, total, "physical memberships"));
-      PM_CALL(PM_MALLOC(m->member_phys, total, "physical memberships"));
-    }
-  }
-  return PM_OK;
-}
-
 /* Elements read before $Nodes: check their node tags now. */
 static int msh_check_late(msh_rd_t *r) {
   pm_msh_t *m = r->m;
@@ -726,15 +614,13 @@ static int msh_read_sections(msh_rd_t *r) {
     memcpy(name, t, n);
     name[n] = '\0';
     if (strcmp(name, "$MeshFormat") == 0) return msh_dup_section(r, name);
-    if (strcmp(name, "$PartitionedEntities") == 0)
-      return MSH_FAIL(r, PM_ERR_UNSUPPORTED,
-                      "this mesh was partitioned by Gmsh ($PartitionedEntities); pmesh partitions "
-                      "meshes itself: re-save the unpartitioned mesh (mesh again without -part, or "
-                      "unpartition it in Gmsh before saving)");
     int binary_header = r->binary && r->v41; /* 4.1 binary headers follow the name's line */
-    if (binary_header &&
-        (strcmp(name, "$Entities") == 0 || strcmp(name, "$Nodes") == 0 || strcmp(name, "$Elements") == 0))
+    if (binary_header && (strcmp(name, "$Entities") == 0 || strcmp(name, "$PartitionedEntities") == 0 ||
+                          strcmp(name, "$Nodes") == 0 || strcmp(name, "$Elements") == 0))
       PM_CALL(pm_msh_rd_eol(r));
+    /* Always an error: a broken section's own problem, else that pmesh partitions meshes itself. */
+    if (strcmp(name, "$PartitionedEntities") == 0)
+      return r->v41 ? pm_msh_ent_read_partitioned(r) : MSH_FAIL(r, PM_ERR_UNSUPPORTED, MSH_PARTITIONED);
     if (strcmp(name, "$PhysicalNames") == 0) {
       if (r->have_names) return msh_dup_section(r, name);
       r->have_names = 1;
@@ -742,7 +628,7 @@ static int msh_read_sections(msh_rd_t *r) {
     } else if (strcmp(name, "$Entities") == 0 && r->v41) {
       if (r->have_entities) return msh_dup_section(r, name);
       r->have_entities = 1;
-      PM_CALL(msh_read_entities(r));
+      PM_CALL(pm_msh_ent_read(r));
     } else if (strcmp(name, "$Nodes") == 0) {
       if (r->have_nodes) return msh_dup_section(r, name);
       r->have_nodes = 1;
@@ -768,8 +654,11 @@ static int msh_read_sections(msh_rd_t *r) {
   if (!r->have_nodes) return MSH_FAIL(r, PM_ERR_FORMAT, "the file has no $Nodes section");
   if (!r->have_elems) return MSH_FAIL(r, PM_ERR_FORMAT, "the file has no $Elements section");
   if (r->unchecked) PM_CALL(msh_check_late(r));
-  if (r->v41) PM_CALL(msh_resolve_members41(r));
-  return PM_OK;
+  if (r->v41) {
+    PM_CALL(pm_msh_ent_check_blocks(r));
+    PM_CALL(pm_msh_ent_members(r));
+  }
+  return pm_msh_ent_check_names(r);
 }
 
 int pm_msh_read(const char *path, pm_msh_t **msh) {
@@ -793,6 +682,8 @@ cleanup:
   free(r.ent);
   free(r.ent_phys);
   free(r.blk);
+  free(r.nblk);
+  free(r.name_at);
   pm_msh_rd_set_free(&r.nodes);
   pm_msh_destroy(&r.m);
   return ierr;

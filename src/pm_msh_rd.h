@@ -63,11 +63,14 @@ void pm_msh_rd_set_free(msh_set_t *st);
 typedef struct msh_ent { /* a 4.1 entity: (dim, tag) -> physical tags ent_phys[off, off+n) */
   int32_t dim, tag;
   int64_t off, n;
+  int64_t at; /* where its line starts, for messages */
 } msh_ent_t;
 
-typedef struct msh_blk { /* a 4.1 element block: elements [first, first+count) of one entity */
+typedef struct msh_blk { /* a 4.1 node or element block: of one entity; elements [first, first+count) */
   int32_t dim, tag;
+  int32_t type; /* element type (element blocks) */
   int64_t first, count;
+  int64_t at; /* where its header is, for messages */
 } msh_blk_t;
 
 typedef struct msh_rd {
@@ -87,8 +90,11 @@ typedef struct msh_rd {
   int64_t n_ent_phys, ent_phys_cap;
   int32_t *ent_phys;
   int64_t n_blk;
-  msh_blk_t *blk;
-  msh_set_t nodes; /* node tags, once $EndNodes has been read */
+  msh_blk_t *blk; /* element blocks */
+  int64_t n_nblk;
+  msh_blk_t *nblk;  /* node blocks */
+  int64_t *name_at; /* where each $PhysicalNames entry is */
+  msh_set_t nodes;  /* node tags, once $EndNodes has been read */
   int have_set, have_names, have_entities, have_nodes, have_elems;
   int unchecked; /* $Elements came before $Nodes: its node tags are checked at the end */
   char show[80];

@@ -338,6 +338,27 @@ static void check_late(void) {
   pm_msh_destroy(&m);
 }
 
+/* A physical tag used in two dimensions and named in one, and a name no element uses: both
+ * valid (groups are a dimension and a tag), unlike a name whose tag is used only in another
+ * dimension (tests/bad/msh/name_dim*.msh). */
+static void check_names_valid(void) {
+  static const char *const files[] = {"names41.msh", "names22.msh"};
+  for (int f = 0; f < 2; f++) {
+    pm_msh_t *m = load(files[f]);
+    static const int type[] = {1, 2}, ent[] = {1, 1};
+    static const int64_t etag[] = {1, 2};
+    static const int64_t nodes[] = {1, 2, 1, 2, 3};
+    check_elems(m, 2, type, etag, ent, nodes);
+    static const int64_t melem[] = {0, 1};
+    static const int mphys[] = {5, 5};
+    check_members(m, 2, melem, mphys);
+    static const int dims[] = {2, 1}, tags[] = {5, 9};
+    static const char *const names[] = {"domain", "spare"};
+    check_names(m, 2, dims, tags, names);
+    pm_msh_destroy(&m);
+  }
+}
+
 static void check_errors(void) {
   char path[4096];
   pm_msh_t *m = (pm_msh_t *)&m; /* must come back NULL */
@@ -347,6 +368,11 @@ static void check_errors(void) {
   } bad[] = {{"../bad/msh/type9.msh", PM_ERR_UNSUPPORTED},
              {"../bad/msh/version40.msh", PM_ERR_UNSUPPORTED},
              {"../bad/msh/nodes_fewer.msh", PM_ERR_FORMAT},
+             {"../bad/msh/elem_entity41.msh", PM_ERR_FORMAT},
+             {"../bad/msh/node_entity41b.msh", PM_ERR_FORMAT},
+             {"../bad/msh/name_dim22.msh", PM_ERR_FORMAT},
+             {"../bad/msh/partitioned_parent.msh", PM_ERR_FORMAT},
+             {"../bad/msh/partitioned_gmsh41b.msh", PM_ERR_UNSUPPORTED},
              {"../bad/msh/no_such_file.msh", PM_ERR_IO}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, bad[i].file);
@@ -384,6 +410,7 @@ int main(int argc, char **argv) {
   check_sparse41();
   check_meshio();
   check_late();
+  check_names_valid();
   check_errors();
   if (failures) {
     fprintf(stderr, "test_msh: %d checks failed\n", failures);

@@ -69,7 +69,7 @@ text = {
     "type_unknown.msh": FMT22 + NODES22 + "$Elements\n1\n5 77 2 1 1 1 2 3 1\n$EndElements\n",
     "type9_41.msh": FMT41 + NODES41 + "$Elements\n1 1 4 4\n2 1 9 1\n4 1 2 3 1 2 3\n$EndElements\n",
     "dim_mismatch41.msh": FMT41 + NODES41 + "$Elements\n1 1 1 1\n1 1 2 1\n1 1 2 3\n$EndElements\n",
-    "partitioned_min.msh": FMT41 + "$PartitionedEntities\n2\n0\n$EndPartitionedEntities\n" + NODES41 + ELEMS41,
+    "partitioned_min.msh": FMT41 + "$PartitionedEntities\n2\n0\n0 0 0 0\n$EndPartitionedEntities\n" + NODES41 + ELEMS41,
     "unterminated_comment.msh": FMT22 + "$Comments\nno end\n" + NODES22 + ELEMS22,
     "bad_int.msh": FMT22 + "$Nodes\n3\n1 0 0 0\nx2 1 0 0\n3 0 1 0\n$EndNodes\n" + ELEMS22,
     "bad_real.msh": FMT22 + "$Nodes\n3\n1 0 0 0\n2 1.5.3 0 0\n3 0 1 0\n$EndNodes\n" + ELEMS22,
@@ -87,6 +87,25 @@ text = {
     "trunc_nodes22_ends.msh": FMT22 + "$Nodes\n3\n1 0.000000 0.00000 0\n2 1.0000000 0.0000000 0\n3 0.0",
     "trunc_nodes41_ends.msh": FMT41 + "$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0.00000000 0.0000000 0\n",
     "parametric_flag.msh": FMT41 + "$Nodes\n1 1 1 1\n2 1 2 1\n1\n0 0 0\n$EndNodes\n",
+    # References to what the file does not define (entities, physical groups, parents).
+    "elem_entity41.msh": FMT41 + ENT41 + NODES41 + "$Elements\n1 1 1 1\n2 4 2 1\n1 1 2 3\n$EndElements\n",
+    "elem_entity_late41.msh": FMT41 + NODES41 + "$Elements\n1 1 1 1\n2 4 2 1\n1 1 2 3\n$EndElements\n" + ENT41,
+    "node_entity41.msh": FMT41 + ENT41 + "$Nodes\n2 3 1 3\n2 1 0 2\n1\n2\n0 0 0\n1 0 0\n0 6 0 1\n3\n0 1 0\n$EndNodes\n"
+    + ELEMS41,
+    "bound41.msh": FMT41 + "$Entities\n0 1 1 0\n1 0 0 0 1 0 0 0 2 1 -2\n1 0 0 0 1 1 0 1 5 1 1\n$EndEntities\n"
+    + NODES41 + ELEMS41,
+    "bound_surface41.msh": FMT41 + "$Entities\n0 0 1 0\n1 0 0 0 1 1 0 1 5 3 1 2 -3\n$EndEntities\n" + NODES41 + ELEMS41,
+    "name_dim41.msh": FMT41 + '$PhysicalNames\n2\n2 6 "wall"\n1 5 "domain"\n$EndPhysicalNames\n' + ENT41 + NODES41 + ELEMS41,
+    "name_dim22.msh": FMT22 + '$PhysicalNames\n1\n2 3 "inlet"\n$EndPhysicalNames\n' + NODES22
+    + "$Elements\n2\n1 2 2 1 1 1 2 3\n2 1 2 3 1 1 2\n$EndElements\n",
+    "partitioned_parent.msh": FMT41 + ENT41 + "$PartitionedEntities\n2\n0\n0 0 1 0\n"
+    "2 2 3 1 1 0 0 0 1 1 0 1 5 0\n$EndPartitionedEntities\n" + NODES41 + ELEMS41,
+    "partitioned_noent.msh": FMT41 + "$PartitionedEntities\n2\n0\n0 0 1 0\n"
+    "2 2 1 1 1 0 0 0 1 1 0 1 5 0\n$EndPartitionedEntities\n" + NODES41 + ELEMS41,
+    "partitioned_number.msh": FMT41 + ENT41 + "$PartitionedEntities\n2\n0\n0 0 1 0\n"
+    "2 2 1 1 3 0 0 0 1 1 0 1 5 0\n$EndPartitionedEntities\n" + NODES41 + ELEMS41,
+    "partitioned_ghost.msh": FMT41 + ENT41 + "$PartitionedEntities\n2\n1\n3 0\n0 0 1 0\n"
+    "2 2 1 1 1 0 0 0 1 1 0 1 5 0\n$EndPartitionedEntities\n" + NODES41 + ELEMS41,
 }
 
 for name, body in text.items():
@@ -128,6 +147,48 @@ binary = {
     "binary_block_count41.msh": patch(sq41b, b"$Elements\n", 10 + 32 + 12, "<Q", 22),
     "binary_elements_negative22.msh": patch(sq22b, b"$Elements\n21\n", 13 + 4, "<i", -3),
 }
+
+# Binary MSH 4.1 written here, little-endian, 8-byte size_t: sections as Gmsh lays them out.
+def q(*v):
+    return struct.pack("<%dQ" % len(v), *v)
+
+
+def i4(*v):
+    return struct.pack("<%di" % len(v), *v)
+
+
+def bin_entity(tag, dim, phys, bounds, head=b""):
+    """One entity of $Entities (head: the parent and partitions of $PartitionedEntities)."""
+    box = struct.pack("<6d", 0, 0, 0, 1, 1, 0) if dim else struct.pack("<3d", 0, 0, 0)
+    rec = i4(tag) + head + box + q(len(phys)) + i4(*phys)
+    return rec + (q(len(bounds)) + i4(*bounds) if dim else b"")
+
+
+def bin41(entities=b"", nodes_entity=(2, 1), elems_entity=(2, 1), partitioned=b""):
+    """A triangle on surface 1 (physical 5) in binary MSH 4.1."""
+    out = b"$MeshFormat\n4.1 1 8\n" + i4(1) + b"\n$EndMeshFormat\n"
+    out += b"$Entities\n" + entities + b"\n$EndEntities\n"
+    if partitioned:
+        out += b"$PartitionedEntities\n" + partitioned + b"\n$EndPartitionedEntities\n"
+    out += b"$Nodes\n" + q(1, 3, 1, 3) + i4(nodes_entity[0], nodes_entity[1], 0) + q(3) + q(1, 2, 3)
+    out += struct.pack("<9d", 0, 0, 0, 1, 0, 0, 0, 1, 0) + b"\n$EndNodes\n"
+    out += b"$Elements\n" + q(1, 1, 1, 1) + i4(elems_entity[0], elems_entity[1], 2) + q(1) + q(1, 1, 2, 3)
+    return out + b"\n$EndElements\n"
+
+
+ENT41B = q(0, 0, 1, 0) + bin_entity(1, 2, [5], [])
+PART41B = q(2, 0, 0, 0, 1, 0)
+binary.update({
+    "elem_entity41b.msh": bin41(ENT41B, elems_entity=(2, 4)),
+    "node_entity41b.msh": bin41(ENT41B, nodes_entity=(2, 4)),
+    "bound41b.msh": bin41(q(0, 1, 1, 0) + bin_entity(1, 1, [], [1, -2]) + bin_entity(1, 2, [5], [1])),
+    "partitioned41b.msh": bin41(ENT41B, partitioned=PART41B + bin_entity(2, 2, [5], [], i4(2, 1) + q(1) + i4(1))),
+    "partitioned_parent41b.msh": bin41(ENT41B, partitioned=PART41B + bin_entity(2, 2, [5], [], i4(2, 3) + q(1) + i4(1))),
+    "name_dim22b.msh": sq22b.replace(b'1 7 "top"', b'2 7 "top"'),
+    "name_dim41b.msh": sq41b.replace(b'1 7 "top"', b'0 7 "top"'),
+    "elem_entity_sq41b.msh": patch(sq41b, b"$Elements\n", 10 + 32 + 4, "<i", 99),
+    "node_entity_sq41b.msh": patch(sq41b, b"$Nodes\n", 7 + 32 + 4, "<i", 99),
+})
 for name, body in binary.items():
     with open(name, "wb") as f:
         f.write(body)
