@@ -146,7 +146,7 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --area A               cross-section of a 1D bar (default 1)\n", 0},
       {"--dirichlet", X, NULL, 0, 0, NULL, opt_bc,
        "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
-       "                         boundary=0 when neither --dirichlet nor --neumann is given,\n"
+       "                         boundary=0 without --dirichlet, --neumann and --robin,\n"
        "                         xmin=0 with the lecture's control file)\n",
        0},
       {"--neumann", X, NULL, 0, 0, NULL, opt_bc,
