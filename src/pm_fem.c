@@ -277,13 +277,14 @@ static int assemble_fdm5(const pm_local_t *l, const pm_problem_t *pr, const pm_p
   return PM_OK;
 }
 
-static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double *b) {
+static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double t, double *b) {
   for (int i = 0; i < pr->neumann.n; i++) {
     int g = pm_fem_find_group(l, pr->neumann.e[i].group);
     PM_CHECK(g >= 0, PM_ERR_ARG, "the Neumann flux on '%s': no group of that name", pr->neumann.e[i].group);
     const pm_local_group_t *G = &l->groups[g];
     pm_expr_t *ex = NULL;
     PM_CALL(pm_expr_create_value(pr->neumann.e[i].value, &ex));
+    pm_expr_set_time(ex, t);
     int ierr = PM_OK;
     for (int32_t f = 0; f < G->n_faces && !ierr; f++) {
       int32_t k0 = G->face_ptr[f];
@@ -320,7 +321,79 @@ static int add_neumann(const pm_local_t *l, const pm_problem_t *pr, double *b) {
   return PM_OK;
 }
 
+/* Robin k du/dn = h (u_inf - u) on the faces of each Robin group at time t: the boundary mass
+ * integral of h phi_i phi_j into a, the integral of h u_inf phi_i into b, and the integral of h
+ * over the faces into *h_int (each may be NULL).  Rows of external nodes are skipped (their
+ * owners have them); h_int counts the faces with an internal node.  A point of a 1D bar is
+ * weighted by the cross-section; a line takes the 2-point Gauss rule (exact for h and u_inf
+ * linear along it). */
+static int add_robin(const pm_local_t *l, const pm_problem_t *pr, double t, pm_csr_t *a, double *b, double *h_int) {
+  static const double gq[2] = {0.21132486540518711775, 0.78867513459481288225};
+  int32_t n = l->n_internal;
+  if (h_int) *h_int = 0.0;
+  for (int i = 0; i < pr->robin_h.n; i++) {
+    const char *name = pr->robin_h.e[i].group;
+    int g = pm_fem_find_group(l, name);
+    PM_CHECK(g >= 0, PM_ERR_ARG, "the Robin condition on '%s': no group of that name", name);
+    const pm_local_group_t *G = &l->groups[g];
+    pm_expr_t *hx = NULL, *ux = NULL;
+    int ierr = pm_expr_create_value(pr->robin_h.e[i].value, &hx);
+    if (!ierr) ierr = pm_expr_create_value(pr->robin_uinf.e[i].value, &ux);
+    if (!ierr) pm_expr_set_time(ux, t);
+    if (!ierr && pm_expr_depends_on_time(hx))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                          "the Robin condition on '%s': the coefficient h '%s' depends on the time t; it must be "
+                          "constant in time (u_inf may depend on t)",
+                          name, pm_value_text(pr->robin_h.e[i].value));
+    for (int32_t f = 0; f < G->n_faces && !ierr; f++) {
+      int32_t k0 = G->face_ptr[f];
+      int nv = G->face_ptr[f + 1] - k0, nq = nv == 1 ? 1 : 2;
+      const int32_t *fn = G->face_node + k0;
+      if (nv != 1 && nv != 2) {
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                            "the Robin condition on '%s': the group has %d-node faces; Robin conditions go on "
+                            "boundary lines (2D) or end points (1D)",
+                            name, nv);
+        break;
+      }
+      if (fn[0] >= n && (nv == 1 || fn[1] >= n)) continue; /* no row of this rank */
+      const double *X0 = l->xyz + 3 * fn[0], *X1 = l->xyz + 3 * fn[nv - 1];
+      double meas = pr->area; /* a point: the cross-section */
+      if (nv == 2)
+        meas = sqrt((X1[0] - X0[0]) * (X1[0] - X0[0]) + (X1[1] - X0[1]) * (X1[1] - X0[1]) +
+                    (X1[2] - X0[2]) * (X1[2] - X0[2]));
+      for (int q = 0; q < nq && !ierr; q++) {
+        double p[3], hv, uv, w = meas / nq, phi[2] = {1 - gq[q], gq[q]};
+        if (nv == 1) phi[0] = 1.0;
+        for (int d = 0; d < 3; d++) p[d] = X0[d] + phi[1] * (X1[d] - X0[d]) * (nv == 2);
+        ierr = eval_at(hx, p, "the Robin coefficient h", &hv);
+        if (!ierr && hv < 0)
+          ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                              "the Robin condition on '%s': the coefficient h '%s' is %g at (%g, %g, %g); h must be "
+                              ">= 0 (a negative h makes the operator indefinite: the boundary would gain heat in "
+                              "proportion to its temperature)",
+                              name, pm_value_text(pr->robin_h.e[i].value), hv, p[0], p[1], p[2]);
+        if (!ierr) ierr = eval_at(ux, p, "the Robin outside value u_inf", &uv);
+        if (!ierr && h_int) *h_int += w * hv;
+        for (int r = 0; r < nv && !ierr; r++) {
+          if (fn[r] >= n) continue;
+          if (b) b[fn[r]] += w * hv * uv * phi[r];
+          for (int c = 0; c < nv && a && !ierr; c++) ierr = add_entry(a, l, fn[r], fn[c], w * hv * phi[r] * phi[c]);
+        }
+      }
+    }
+    pm_expr_destroy(&hx);
+    pm_expr_destroy(&ux);
+    PM_CALL(ierr);
+  }
+  return PM_OK;
+}
+
 int pm_fem_dirichlet(const pm_local_t *l, const pm_problem_t *pr, char *fixed, double *u) {
+  return pm_fem_dirichlet_time(l, pr, 0.0, fixed, u);
+}
+
+int pm_fem_dirichlet_time(const pm_local_t *l, const pm_problem_t *pr, double t, char *fixed, double *u) {
   int ierr = PM_OK;
   int32_t np = l->n_total;
   pm_expr_t *dx = NULL;
@@ -330,6 +403,7 @@ int pm_fem_dirichlet(const pm_local_t *l, const pm_problem_t *pr, char *fixed, d
     PM_TRY_CHECK(g >= 0, PM_ERR_ARG, "the Dirichlet condition on '%s': no group of that name",
                  pr->dirichlet.e[i].group);
     PM_TRY(pm_expr_create_value(pr->dirichlet.e[i].value, &dx));
+    pm_expr_set_time(dx, t);
     const pm_local_group_t *G = &l->groups[g];
     for (int32_t k = 0; k < G->n_nodes; k++) {
       int32_t v = G->nodes[k];
@@ -384,9 +458,10 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
 /* The defaults (read only, but the list type is not const). */
 static pm_problem_entry_t default_source = {NULL, {"0", NULL, NULL}}, default_cond = {NULL, {"1", NULL, NULL}};
 
-/* Steady (m == NULL) or backward-Euler assembly, then the symmetric elimination. */
-static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, pm_csr_t *a, pm_csr_t *m,
-                    double *b, double *u, int64_t *n_fixed) {
+/* Steady (m == NULL) or backward-Euler assembly with the data at time t, then (when `eliminate`)
+ * the symmetric elimination. */
+static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, double t, int eliminate,
+                    pm_csr_t *a, pm_csr_t *m, double *b, double *u, int64_t *n_fixed) {
   int ierr = PM_OK;
   int32_t n = l->n_internal, np = l->n_total;
   pm_expr_t **fx = NULL, **kx = NULL;
@@ -400,7 +475,12 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
   PM_TRY(PM_CALLOC(fx, src.n, "sources"));
   PM_TRY(PM_CALLOC(kx, cond.n, "conductivities"));
   for (int i = 0; i < src.n; i++) PM_TRY(pm_expr_create_value(src.e[i].value, &fx[i]));
+  for (int i = 0; i < src.n; i++) pm_expr_set_time(fx[i], t);
   for (int i = 0; i < cond.n; i++) PM_TRY(pm_expr_create_value(cond.e[i].value, &kx[i]));
+  for (int i = 0; i < cond.n; i++)
+    PM_TRY_CHECK(!pm_expr_depends_on_time(kx[i]), PM_ERR_ARG,
+                 "the conductivity '%s' depends on the time t: conductivities are constant in time",
+                 pm_value_text(cond.e[i].value));
   memset(b, 0, (size_t)n * sizeof *b);
   memset(u, 0, (size_t)np * sizeof *u);
   memset(a->d, 0, (size_t)n * sizeof *a->d);
@@ -408,12 +488,15 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
 
   /* Dirichlet values on every local node (internal and external) of the groups; later wins. */
   PM_TRY(PM_CALLOC(fixed, np, "Dirichlet marks"));
-  PM_TRY(pm_fem_dirichlet(l, pr, fixed, u));
+  PM_TRY(pm_fem_dirichlet_time(l, pr, t, fixed, u));
   if (pr->scheme == PM_SCHEME_FDM5) {
+    PM_TRY_CHECK(pr->robin_h.n == 0, PM_ERR_ARG,
+                 "the fdm5 scheme takes Dirichlet conditions only (no Robin condition: use the fem scheme)");
     PM_TRY(assemble_fdm5(l, pr, &src, &cond, fx, kx, a, b, fixed));
   } else {
     PM_TRY(assemble_fem(l, pr, &src, &cond, fx, kx, a, b));
-    PM_TRY(add_neumann(l, pr, b));
+    PM_TRY(add_neumann(l, pr, t, b));
+    PM_TRY(add_robin(l, pr, t, a, b, NULL));
   }
   if (m) { /* a = M/dt + K: the same structure, entry by entry */
     PM_TRY(pm_fem_mass(l, pr, kind, m));
@@ -424,7 +507,7 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
    * (with M/dt included: the Dirichlet values are constant in time).  M loses the rows and
    * columns of fixed nodes, so (M u^n)/dt adds nothing to fixed rows and does not read u^n there. */
   int64_t nf = 0;
-  for (int32_t i = 0; i < n; i++) {
+  for (int32_t i = 0; i < n && eliminate; i++) {
     if (fixed[i]) {
       a->d[i] = 1.0;
       b[i] = u[i];
@@ -460,13 +543,13 @@ cleanup:
 }
 
 int pm_fem_assemble(const pm_local_t *l, const pm_problem_t *pr, pm_csr_t *a, double *b, double *u, int64_t *n_fixed) {
-  return assemble(l, pr, PM_MASS_CONSISTENT, 0.0, a, NULL, b, u, n_fixed);
+  return assemble(l, pr, PM_MASS_CONSISTENT, 0.0, 0.0, 1, a, NULL, b, u, n_fixed);
 }
 
 int pm_fem_assemble_transient(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, pm_csr_t *a,
                               pm_csr_t *m, double *b, double *u, int64_t *n_fixed) {
   PM_CHECK(m, PM_ERR_ARG, "pm_fem_assemble_transient: no mass matrix");
-  return assemble(l, pr, kind, dt, a, m, b, u, n_fixed);
+  return assemble(l, pr, kind, dt, 0.0, 1, a, m, b, u, n_fixed);
 }
 
 int pm_fem_node_weights(const pm_local_t *l, double *w) {
@@ -492,4 +575,80 @@ int pm_fem_node_weights(const pm_local_t *l, double *w) {
       if (l->elem_node[k0 + a] < l->n_internal) w[l->elem_node[k0 + a]] += m / nv;
   }
   return PM_OK;
+}
+
+int pm_fem_assemble_operator(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, pm_csr_t *a,
+                             pm_csr_t *m) {
+  int ierr = PM_OK;
+  double *b = NULL, *u = NULL;
+  int64_t nf = 0;
+  PM_CHECK(m, PM_ERR_ARG, "pm_fem_assemble_operator: no mass matrix");
+  PM_TRY(PM_MALLOC(b, l->n_internal > 0 ? l->n_internal : 1, "load (discarded)"));
+  PM_TRY(PM_MALLOC(u, l->n_total > 0 ? l->n_total : 1, "Dirichlet values (discarded)"));
+  ierr = assemble(l, pr, kind, dt, 0.0, 0, a, m, b, u, &nf);
+cleanup:
+  free(b);
+  free(u);
+  return ierr;
+}
+
+int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f) {
+  int ierr = PM_OK;
+  int32_t n = l->n_internal;
+  pm_expr_t **fx = NULL, **kx = NULL;
+  const pm_expr_t **fe = NULL, **ke = NULL;
+  const pm_problem_list_t src = pr->source.n ? pr->source : (pm_problem_list_t){1, 1, &default_source};
+  const pm_problem_list_t cond = pr->conductivity.n ? pr->conductivity : (pm_problem_list_t){1, 1, &default_cond};
+  memset(f, 0, (size_t)n * sizeof *f);
+  PM_TRY(PM_CALLOC(fx, src.n, "sources"));
+  PM_TRY(PM_CALLOC(kx, cond.n, "conductivities"));
+  for (int i = 0; i < src.n; i++) PM_TRY(pm_expr_create_value(src.e[i].value, &fx[i]));
+  for (int i = 0; i < src.n; i++) pm_expr_set_time(fx[i], t);
+  for (int i = 0; i < cond.n; i++) PM_TRY(pm_expr_create_value(cond.e[i].value, &kx[i]));
+  if (pr->scheme == PM_SCHEME_FDM5) { /* the source at the nodes, as assemble_fdm5 puts it */
+    PM_TRY_CHECK(pr->neumann.n == 0 && pr->robin_h.n == 0, PM_ERR_ARG,
+                 "the fdm5 scheme takes Dirichlet conditions only (no Neumann flux, no Robin condition)");
+    for (int i = 0; i < src.n; i++)
+      PM_TRY_CHECK(!src.e[i].group, PM_ERR_ARG, "the fdm5 scheme takes one source for the whole grid (no group)");
+    for (int32_t i = 0; i < n; i++) PM_TRY(eval_at(fx[src.n - 1], l->xyz + 3 * i, "the source", &f[i]));
+    goto cleanup;
+  }
+  PM_TRY(PM_MALLOC(fe, l->n_elems > 0 ? l->n_elems : 1, "sources"));
+  PM_TRY(PM_MALLOC(ke, l->n_elems > 0 ? l->n_elems : 1, "conductivities"));
+  PM_TRY(per_element(l, &src, fx, fe, "source"));
+  PM_TRY(per_element(l, &cond, kx, ke, "conductivity"));
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    int32_t k0 = l->elem_ptr[e];
+    int nv = l->elem_ptr[e + 1] - k0;
+    double K[4][4], F[4];
+    PM_TRY_CHECK(fe[e] && ke[e], PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e],
+                 fe[e] ? "conductivity" : "source");
+    ierr = element(l, e, ke[e], fe[e], l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
+    if (ierr) {
+      char prefix[128];
+      snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
+      pm_error_prefix(prefix);
+      goto cleanup;
+    }
+    for (int i = 0; i < nv; i++)
+      if (l->elem_node[k0 + i] < n) f[l->elem_node[k0 + i]] += F[i];
+  }
+  PM_TRY(add_neumann(l, pr, t, f));
+  PM_TRY(add_robin(l, pr, t, NULL, f, NULL));
+cleanup:
+  if (fx)
+    for (int i = 0; i < src.n; i++) pm_expr_destroy(&fx[i]);
+  if (kx)
+    for (int i = 0; i < cond.n; i++) pm_expr_destroy(&kx[i]);
+  free(fx);
+  free(kx);
+  free(fe);
+  free(ke);
+  return ierr;
+}
+
+int pm_fem_robin_integral(const pm_local_t *l, const pm_problem_t *pr, double *h_int) {
+  *h_int = 0.0;
+  if (pr->scheme == PM_SCHEME_FDM5) return PM_OK; /* the assembly refuses Robin conditions there */
+  return add_robin(l, pr, 0.0, NULL, NULL, h_int);
 }

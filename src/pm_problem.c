@@ -36,6 +36,8 @@ void pm_problem_destroy(pm_problem_t **prob) {
   list_free(&p->conductivity);
   list_free(&p->dirichlet);
   list_free(&p->neumann);
+  list_free(&p->robin_h);
+  list_free(&p->robin_uinf);
   free(p);
   *prob = NULL;
 }
@@ -91,6 +93,32 @@ int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_value_t flu
   return list_add(&prob->neumann, group, flux, "Neumann flux", 1);
 }
 
+int pm_problem_add_robin(pm_problem_t *prob, const char *group, pm_value_t h, pm_value_t u_inf) {
+  PM_CHECK(pm_value_is_set(h) && pm_value_is_set(u_inf), PM_ERR_ARG,
+           "the Robin condition%s%s needs a coefficient h and an outside value u_inf", group ? " on " : "",
+           group ? group : "");
+  if (h.expr) { /* a constant h < 0 is refused now; a varying one where the assembly meets it */
+    pm_expr_t *ex = NULL;
+    PM_CALL(pm_expr_create(h.expr, &ex));
+    double hv = pm_expr_eval(ex, 0, 0, 0);
+    int is_const = pm_expr_is_const(ex);
+    pm_expr_destroy(&ex);
+    PM_CHECK(!is_const || hv >= 0, PM_ERR_ARG,
+             "the Robin condition on '%s': the coefficient h = %s is negative; h must be >= 0 (a negative h "
+             "makes the operator indefinite: the boundary would gain heat in proportion to its temperature)",
+             group ? group : "", h.expr);
+  }
+  PM_CALL(list_add(&prob->robin_h, group, h, "Robin condition", 1));
+  int ierr = list_add(&prob->robin_uinf, group, u_inf, "Robin condition", 1);
+  if (ierr) { /* keep the two lists in step */
+    pm_problem_list_t *l = &prob->robin_h;
+    l->n--;
+    free(l->e[l->n].group);
+    free((char *)(uintptr_t)l->e[l->n].value.expr);
+  }
+  return ierr;
+}
+
 pm_scheme_t pm_problem_scheme(const pm_problem_t *prob) {
   return prob->scheme;
 }
@@ -99,6 +127,9 @@ double pm_problem_area(const pm_problem_t *prob) {
 }
 int pm_problem_n_dirichlet(const pm_problem_t *prob) {
   return prob->dirichlet.n;
+}
+int pm_problem_n_robin(const pm_problem_t *prob) {
+  return prob->robin_h.n;
 }
 
 pm_value_t pm_problem_source(const pm_problem_t *prob) {
@@ -115,15 +146,31 @@ static int meta_group(const pm_meta_t *m, const char *name) {
   return -1;
 }
 
+/* The lists in the order of pm_problem_item_t (Robin's two values both name PM_PROBLEM_ROBIN). */
+enum { N_LISTS = 6 };
+static void problem_lists(const pm_problem_t *p, const pm_problem_list_t *lists[N_LISTS]) {
+  lists[0] = &p->source;
+  lists[1] = &p->conductivity;
+  lists[2] = &p->dirichlet;
+  lists[3] = &p->neumann;
+  lists[4] = &p->robin_h;
+  lists[5] = &p->robin_uinf;
+}
+static pm_problem_item_t list_item(int w) {
+  return w >= 4 ? PM_PROBLEM_ROBIN : (pm_problem_item_t)(PM_PROBLEM_SOURCE + w);
+}
+
 int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem_item_t *bad) {
-  const pm_problem_list_t *lists[4] = {&prob->source, &prob->conductivity, &prob->dirichlet, &prob->neumann};
-  static const char *what[4] = {"source", "conductivity", "Dirichlet condition", "Neumann flux"};
+  const pm_problem_list_t *lists[N_LISTS];
+  problem_lists(prob, lists);
+  static const char *what[N_LISTS] = {"source",       "conductivity",    "Dirichlet condition",
+                                      "Neumann flux", "Robin condition", "Robin condition"};
   if (bad) *bad = PM_PROBLEM_NONE;
-  for (int w = 0; w < 4; w++) {
+  for (int w = 0; w < N_LISTS; w++) {
     for (int i = 0; i < lists[w]->n; i++) {
       const pm_problem_entry_t *e = &lists[w]->e[i];
       int ierr = PM_OK;
-      if (e->group) {
+      if (e->group && w != 5) { /* Robin's u_inf has the group of its h */
         int g = meta_group(meta, e->group);
         if (g < 0) {
           char groups[2048] = "";
@@ -139,15 +186,16 @@ int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem
               pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
                            "the %s on '%s': '%s' is a %dD group; sources and conductivities go on %dD element groups",
                            what[w], e->group, e->group, meta->group_dim[g], meta->dim);
-        } else if (w == 3 && meta->group_dim[g] != meta->dim - 1) {
+        } else if ((w == 3 || w == 4) && meta->group_dim[g] != meta->dim - 1) {
           ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                              "the %s on '%s': '%s' is a %dD group; fluxes go on %dD boundary groups", what[w],
-                              e->group, e->group, meta->group_dim[g], meta->dim - 1);
+                              "the %s on '%s': '%s' is a %dD group; %s go on %dD boundary groups", what[w], e->group,
+                              e->group, meta->group_dim[g], w == 3 ? "fluxes" : "Robin conditions", meta->dim - 1);
         }
       }
-      if (!ierr && prob->scheme == PM_SCHEME_FDM5 && (w == 3 || (w <= 1 && e->group)))
+      if (!ierr && prob->scheme == PM_SCHEME_FDM5 && (w >= 3 || (w <= 1 && e->group)))
         ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the fdm5 scheme takes %s",
                             w == 3   ? "Dirichlet conditions only (no Neumann flux)"
+                            : w >= 4 ? "Dirichlet conditions only (no Robin condition: use the fem scheme)"
                             : w == 0 ? "one source for the whole grid (no group)"
                                      : "one conductivity for the whole grid (no group)");
       if (!ierr && e->value.expr) { /* parses: the ranks would all fail alike later */
@@ -155,11 +203,34 @@ int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem
         ierr = pm_expr_create(e->value.expr, &ex);
         pm_expr_destroy(&ex);
       }
+      if (!ierr && w == 1 && pm_value_depends_on_time(e->value))
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                            "the conductivity%s%s '%s' depends on the time t: conductivities are constant in time "
+                            "(the matrix is assembled once); sources and boundary values may depend on t",
+                            e->group ? " on " : "", e->group ? e->group : "", pm_value_text(e->value));
+      if (!ierr && w == 4 && pm_value_depends_on_time(e->value))
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                            "the Robin condition on '%s': the coefficient h '%s' depends on the time t: h is "
+                            "constant in time (the matrix is assembled once); u_inf may depend on t",
+                            e->group, pm_value_text(e->value));
       if (ierr) {
-        if (bad) *bad = (pm_problem_item_t)(PM_PROBLEM_SOURCE + w);
+        if (bad) *bad = list_item(w);
         return ierr;
       }
     }
   }
   return PM_OK;
+}
+
+int pm_problem_depends_on_time(const pm_problem_t *prob, pm_problem_item_t *which) {
+  const pm_problem_list_t *lists[N_LISTS];
+  problem_lists(prob, lists);
+  if (which) *which = PM_PROBLEM_NONE;
+  for (int w = 0; w < N_LISTS; w++)
+    for (int i = 0; i < lists[w]->n; i++)
+      if (pm_value_depends_on_time(lists[w]->e[i].value)) {
+        if (which) *which = list_item(w);
+        return 1;
+      }
+  return 0;
 }

@@ -19,6 +19,7 @@ struct pm_problem {
   pm_scheme_t scheme;
   double area;
   pm_problem_list_t source, conductivity, dirichlet, neumann;
+  pm_problem_list_t robin_h, robin_uinf; /* entry i of each: the i-th Robin condition */
 };
 
 #endif

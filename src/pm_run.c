@@ -136,10 +136,16 @@ int pm_run_set_value(const pm_local_t *l, pm_value_t value, const char *what, do
 
 int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
                        double *error_l2) {
+  return pm_run_error_norms_time(part, u, exact, 0.0, error_max, error_l2);
+}
+
+int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
+                            double *error_l2) {
   const pm_local_t *l = part->local;
   double err[2] = {0, 0}, *w = NULL;
   pm_expr_t *ex = NULL;
   int ierr = pm_expr_create_value(exact, &ex);
+  if (!ierr) pm_expr_set_time(ex, t);
   if (!ierr) ierr = PM_MALLOC(w, l->n_internal, "weights");
   if (!ierr) ierr = pm_fem_node_weights(l, w);
   for (int32_t i = 0; !ierr && i < l->n_internal; i++) {
@@ -235,6 +241,15 @@ static int check_options(run_t *r) {
                         "a transient run needs a positive finite time step (%g), at least one step (%d) and a "
                         "positive output interval (%d)",
                         o->dt, o->steps, o->every);
+  pm_problem_item_t which = PM_PROBLEM_NONE;
+  if (!r->transient && (pm_problem_depends_on_time(r->prob, &which) || pm_value_depends_on_time(o->exact))) {
+    static const char *what[] = {"exact solution",      "source",       "conductivity",
+                                 "Dirichlet condition", "Neumann flux", "Robin condition"};
+    return global_error(rank, PM_ERR_ARG, __FILE__, __LINE__,
+                        "the %s depends on the time t, which only a transient run defines (a steady run has no "
+                        "time)",
+                        what[which]);
+  }
   return PM_OK;
 }
 
@@ -258,10 +273,15 @@ static int assemble(run_t *r, double *u, pm_run_result_t *res) {
   int64_t nint = l->n_internal;
   PM_CALL_MPI(pm_comm_allreduce(&nfixed, &res->fixed, 1, MPI_INT64_T, MPI_SUM, comm));
   PM_CALL_MPI(pm_comm_allreduce(&nint, &res->unknowns, 1, MPI_INT64_T, MPI_SUM, comm));
-  if (res->fixed == 0 && !r->transient) /* M/dt + K is definite without them */
-    return global_error(r->part->rank, PM_ERR_ARG, __FILE__, __LINE__,
-                        "no node has a Dirichlet value: the problem is singular (pure Neumann); add a Dirichlet "
-                        "condition");
+  if (res->fixed == 0 && !r->transient) { /* M/dt + K is definite without them; K + R is with h > 0 */
+    double h_int = 0.0;
+    PM_CALL(pm_comm_agree(comm, pm_fem_robin_integral(l, r->prob, &h_int)));
+    PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &h_int, 1, MPI_DOUBLE, MPI_MAX, comm));
+    if (!(h_int > 0))
+      return global_error(r->part->rank, PM_ERR_ARG, __FILE__, __LINE__,
+                          "no node has a Dirichlet value and no Robin condition has h > 0: the problem is singular "
+                          "(pure Neumann); add a Dirichlet or a Robin condition");
+  }
   res->t_assembly = MPI_Wtime() - t1;
   return PM_OK;
 }
@@ -306,7 +326,8 @@ static int finish(run_t *r, const double *u, pm_run_result_t *res) {
   res->u_min = mm[0];
   res->u_max = -mm[1];
   if (pm_value_is_set(r->o->exact)) {
-    PM_CALL(pm_run_error_norms(p, u, r->o->exact, &res->error_max, &res->error_l2));
+    double t = r->transient ? res->steps_done * r->o->dt : 0.0; /* the last step's time */
+    PM_CALL(pm_run_error_norms_time(p, u, r->o->exact, t, &res->error_max, &res->error_l2));
     res->has_error = 1;
   }
   return PM_OK;
@@ -372,6 +393,58 @@ static int write_step(pm_h5_series_t *s, const double *u, double time, pm_run_re
   return ierr;
 }
 
+/* Data that depend on t: the operators without the Dirichlet elimination and the work vectors of
+ * each step's right-hand side (pm_fem_assemble_operator). */
+typedef struct tstep {
+  pm_csr_t *a, *m; /* M/dt + K + R and M, nothing eliminated */
+  double *f, *w, *s;
+  char *fixed;
+} tstep_t;
+
+static void tstep_free(tstep_t *ts) {
+  pm_csr_destroy(&ts->a);
+  pm_csr_destroy(&ts->m);
+  free(ts->f);
+  free(ts->w);
+  free(ts->s);
+  free(ts->fixed);
+}
+
+/* Errors agreed. */
+static int tstep_create(const run_t *r, tstep_t *ts) {
+  const pm_local_t *l = r->part->local;
+  int32_t n = l->n_internal > 0 ? l->n_internal : 1, nt = l->n_total + l->n_aux > 0 ? l->n_total + l->n_aux : 1;
+  int fdm5 = pm_problem_scheme(r->prob) == PM_SCHEME_FDM5;
+  int ierr = pm_csr_create(l, fdm5, &ts->a);
+  if (!ierr) ierr = pm_csr_create(l, fdm5, &ts->m);
+  if (!ierr) ierr = PM_MALLOC(ts->f, n, "load of a step");
+  if (!ierr) ierr = PM_MALLOC(ts->s, n, "Dirichlet columns of a step");
+  if (!ierr) ierr = PM_CALLOC(ts->w, nt, "Dirichlet values of a step");
+  if (!ierr) ierr = PM_MALLOC(ts->fixed, nt, "Dirichlet marks");
+  if (!ierr) ierr = pm_fem_assemble_operator(l, r->prob, r->o->mass, r->o->dt, ts->a, ts->m);
+  return pm_comm_agree(r->part->comm, ierr);
+}
+
+/* The right-hand side of the step to time t: f(t) + (M u^n)/dt - A w on the free rows, w = g(t)
+ * on the Dirichlet nodes and 0 elsewhere, and g(t) on the Dirichlet rows (u^n holds g(t - dt)
+ * there).  u gets g(t) on its Dirichlet nodes: CG's initial guess.  Collective among neighbours. */
+static int tstep_rhs(const run_t *r, tstep_t *ts, double t, double *u, double *rhs, double *q, double *t_exchange) {
+  const pm_local_t *l = r->part->local;
+  double te = 0;
+  *t_exchange = 0;
+  memset(ts->w, 0, (size_t)(l->n_total + l->n_aux) * sizeof *ts->w);
+  PM_CALL(pm_csr_spmv(ts->m, r->part->halo, u, q, NULL, &te));
+  *t_exchange += te;
+  PM_CALL(pm_fem_dirichlet_time(l, r->prob, t, ts->fixed, ts->w));
+  PM_CALL(pm_fem_load(l, r->prob, t, ts->f));
+  PM_CALL(pm_csr_spmv(ts->a, r->part->halo, ts->w, ts->s, NULL, &te));
+  *t_exchange += te;
+  for (int32_t i = 0; i < l->n_internal; i++) rhs[i] = ts->fixed[i] ? ts->w[i] : ts->f[i] + q[i] / r->o->dt - ts->s[i];
+  for (int32_t i = 0; i < l->n_total; i++)
+    if (ts->fixed[i]) u[i] = ts->w[i];
+  return PM_OK;
+}
+
 /* Per step rhs = b + (M u^n)/dt (M without the Dirichlet rows and columns, see
  * pm_fem_assemble_transient), then CG on (M/dt + K) u^{n+1} = rhs from u^n. */
 int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
@@ -383,6 +456,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   pm_h5_series_t *series = NULL;
   pm_cg_t *cg = NULL;
   pm_cg_result_t *sum = &res->cg;
+  tstep_t ts = {NULL, NULL, NULL, NULL, NULL, NULL};
   FILE *out = opt->cg.out ? opt->cg.out : stdout;
   int ierr = PM_OK;
   memset(res, 0, sizeof *res);
@@ -391,6 +465,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   PM_TRY(check_options(&r));
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
+  if (pm_problem_depends_on_time(prob, NULL)) PM_TRY(tstep_create(&r, &ts));
   ierr = PM_MALLOC(rhs, n > 0 ? n : 1, "right-hand side of a step");
   if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "mass times u");
   PM_TRY(pm_comm_agree(comm, ierr));
@@ -409,8 +484,12 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
     double te = 0, t = MPI_Wtime();
     pm_cg_result_t s;
     memset(&s, 0, sizeof s);
-    ierr = pm_csr_spmv(r.m, part->halo, u, q, NULL, &te);
-    for (int32_t i = 0; i < n && !ierr; i++) rhs[i] = r.b[i] + q[i] / opt->dt;
+    if (ts.a) {
+      ierr = tstep_rhs(&r, &ts, k * opt->dt, u, rhs, q, &te);
+    } else {
+      ierr = pm_csr_spmv(r.m, part->halo, u, q, NULL, &te);
+      for (int32_t i = 0; i < n && !ierr; i++) rhs[i] = r.b[i] + q[i] / opt->dt;
+    }
     sum->t_spmv += MPI_Wtime() - t - te;
     sum->t_exchange += te;
     if (!ierr) ierr = pm_cg_run(cg, rhs, u, &opt->cg, &s);
@@ -466,6 +545,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
 cleanup:
   if (series) pm_h5_series_close(&series, NULL, 0, 0); /* failure: keep the previous result */
   pm_cg_destroy(&cg);
+  tstep_free(&ts);
   free(rhs);
   free(q);
   run_free(&r);

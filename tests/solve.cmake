@@ -19,6 +19,10 @@ pmesh_script(solve_output solve/output.sh LABELS "solve;h5" TIMEOUT 900)
 pmesh_script(solve_transient solve/transient.sh LABELS "solve;h5;transient" TIMEOUT 600)
 pmesh_script(solve_restart solve/restart.sh LABELS "solve;h5;transient" TIMEOUT 600)
 pmesh_script(solve_transient_bad solve/transient_bad.sh LABELS "solve;bad;transient" TIMEOUT 300)
+# Neumann and Robin conditions by manufactured solutions (order 2), hand-computed Robin rows, two
+# materials in series and a per-group source in 1D (exact), data in t (first order in dt), and
+# the refusals of --robin.
+pmesh_script(solve_bc solve/bc.sh LABELS "solve;transient;bad" TIMEOUT 300)
 
 # CG with each preconditioner (none, Jacobi, a user-written one on the general path): FEM on
 # triangles, quads and the 1D bar, the 5-point scheme on a grid; 1 to 8 ranks.

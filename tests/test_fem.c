@@ -749,7 +749,12 @@ static void test_expressions(void) {
   OK(pm_expr_create("2^3", &e));
   EXPECT(pm_expr_is_const(e) && pm_expr_eval(e, 5, 5, 5) == 8, "2^3 is not the constant 8");
   pm_expr_destroy(&e);
-  expect_error("a variable t", pm_expr_create("t*2", &e), PM_ERR_ARG, "uses the variable 't'");
+  OK(pm_expr_create("t*2 + x", &e)); /* the time: 0 until set */
+  EXPECT(pm_expr_depends_on_time(e) && pm_expr_eval(e, 1, 0, 0) == 1, "t*2 + x at t = 0: %g", pm_expr_eval(e, 1, 0, 0));
+  pm_expr_set_time(e, 1.5);
+  EXPECT(pm_expr_eval(e, 1, 0, 0) == 4, "t*2 + x at t = 1.5, x = 1: %g", pm_expr_eval(e, 1, 0, 0));
+  pm_expr_destroy(&e);
+  expect_error("a variable s", pm_expr_create("s*2", &e), PM_ERR_ARG, "uses the variable 's'");
   EXPECT(e == NULL, "a failed pm_expr_create leaves a handle");
 }
 

@@ -17,7 +17,16 @@
  *  - a restart from the steady result file starts at the solution (CG needs at most 1 iteration);
  *  - a missing group, a Neumann flux on an element group and a singular problem fail cleanly on
  *    every rank (pm_problem_check names the part of the problem; the singular problem is
- *    reported by rank 0 alone). */
+ *    reported by rank 0 alone);
+ *  - data that depend on t: u = sin(2t)(1 + x + 2y) + x - y, linear in space at every t, so the
+ *    P1 semi-discrete solution is exact and the error at t = 0.4 is backward Euler's alone; with
+ *    the source and the Dirichlet values as time-aware callbacks (pm_value_time_fn) the run
+ *    matches the same data as strings in t, the callbacks see t up to 0.4, and the error is
+ *    that of backward Euler (nonzero; its first order in dt is checked by tests/solve/bc.sh);
+ *  - a steady problem with Robin conditions on the whole boundary and no Dirichlet value is
+ *    accepted (K + R is definite for h > 0) and reproduces the linear u = 1 + 2x - y with
+ *    h = 2 + x and u_inf = u + (du/dn)/h on each side; a negative h, a Robin condition with fdm5,
+ *    a conductivity or h in t, and a steady problem in t are refused. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -145,6 +154,39 @@ static double quad_k(const double x[3], void *ctx) {
 static double quad_f(const double x[3], void *ctx) {
   (void)ctx;
   return -(6 + 8 * x[0] + 10 * x[1]);
+}
+
+/* u = sin(2t)(1 + x + 2y) + x - y and its source, as time-aware callbacks in the operation order
+ * libmatheval uses for the strings of section 6; ctx holds the largest t seen. */
+static double tdep_u(const double x[3], double t, void *ctx) {
+  double *tmax = ctx;
+  if (t > *tmax) *tmax = t;
+  return sin(2 * t) * (1 + x[0] + 2 * x[1]) + x[0] - x[1];
+}
+static double tdep_f(const double x[3], double t, void *ctx) {
+  double *tmax = ctx;
+  if (t > *tmax) *tmax = t;
+  return 2 * cos(2 * t) * (1 + x[0] + 2 * x[1]);
+}
+
+/* Section 6: a transient run of u = sin(2t)(1 + x + 2y) + x - y to t = 0.4 in `steps` steps. */
+static void run_tdep(const pm_partition_t *part, pm_value_t f, pm_value_t g, int steps, double *u,
+                     pm_run_result_t *res) {
+  pm_problem_t *prob = NULL;
+  pm_pc_t *pc = NULL;
+  OK(pm_problem_create(&prob));
+  OK(pm_problem_set_source(prob, NULL, f));
+  OK(pm_problem_add_dirichlet(prob, "boundary", g));
+  pm_run_options_t o = pm_run_options_default();
+  o.cg.rtol = 1e-13;
+  o.dt = 0.4 / steps;
+  o.steps = steps;
+  o.initial.value = g;
+  o.exact = pm_value_expr("sin(2*t)*(1+x+2*y)+x-y");
+  OK(pm_pc_create_jacobi(&pc));
+  OK(pm_run_transient(part, prob, pc, &o, u, res));
+  pm_pc_destroy(&pc);
+  pm_problem_destroy(&prob);
 }
 
 int main(int argc, char **argv) {
@@ -281,6 +323,77 @@ int main(int argc, char **argv) {
   ierr = pm_run_steady(part, pb, NULL, &opt, w, &res2);
   EXPECT(g_rank == 0 ? ierr == PM_ERR_ARG && strstr(pm_error_message(), "singular") : ierr == PM_ERR_REMOTE,
          "singular problem: %d '%s'", ierr, pm_error_message());
+  pm_error_clear();
+  pm_problem_destroy(&pb);
+
+  /* 6. Data in t: callbacks and strings, first order in dt. */
+  double tmax[2] = {-1, -1};
+  pm_value_time_t tf = {tdep_f, &tmax[0]}, tg = {tdep_u, &tmax[1]};
+  EXPECT(pm_value_depends_on_time(pm_value_time_fn(&tg)) && !pm_value_depends_on_time(pm_value_fn(quad_u, NULL)) &&
+             pm_value_depends_on_time(pm_value_expr("x*t")) && !pm_value_depends_on_time(pm_value_expr("x*y")),
+         "pm_value_depends_on_time");
+  EXPECT(pm_value_time_eval((const double[3]){1, 2, 0}, &tg) == 1 - 2, "pm_value_time_eval is not u at t = 0");
+  tmax[1] = -1;
+  pm_run_result_t rt[2];
+  run_tdep(part, pm_value_time_fn(&tf), pm_value_time_fn(&tg), 4, u, &rt[0]);
+  EXPECT(tmax[0] > 0.4 - 1e-12 && tmax[0] < 0.4 + 1e-12 && tmax[1] > 0.4 - 1e-12 && tmax[1] < 0.4 + 1e-12,
+         "time-aware callbacks saw t up to %.17g (source) and %.17g (Dirichlet), expected 0.4", tmax[0], tmax[1]);
+  run_tdep(part, pm_value_expr("2*cos(2*t)*(1+x+2*y)"), pm_value_expr("sin(2*t)*(1+x+2*y)+x-y"), 4, v, &rt[1]);
+  double dcb = 0;
+  for (int32_t i = 0; i < n; i++) dcb = fmax(dcb, fabs(u[i] - v[i]));
+  EXPECT(dcb < 1e-12, "time-aware callbacks and strings in t differ by %g", dcb);
+  /* Backward Euler's error at dt = 0.1: of order dt max |u_tt| / 2 = 0.2, reduced by the decay of
+   * the diffusion; neither 0 (space is exact, so the time stepping is all there is) nor large. */
+  EXPECT(rt[0].converged && rt[0].error_max > 1e-3 && rt[0].error_max < 0.1 &&
+             fabs(rt[0].error_max - rt[1].error_max) <= 1e-9 * rt[1].error_max,
+         "data in t: max errors %g (callbacks) and %g (strings)", rt[0].error_max, rt[1].error_max);
+
+  /* 7. Robin on the whole boundary, no Dirichlet value: accepted, exact for a linear u. */
+  OK(pm_problem_create(&pb));
+  OK(pm_problem_add_robin(pb, "left", pm_value_expr("2+x"), pm_value_expr("1+2*x-y-2/(2+x)")));
+  OK(pm_problem_add_robin(pb, "right", pm_value_expr("2+x"), pm_value_expr("1+2*x-y+2/(2+x)")));
+  OK(pm_problem_add_robin(pb, "bottom", pm_value_expr("2+x"), pm_value_expr("1+2*x-y+1/(2+x)")));
+  OK(pm_problem_add_robin(pb, "top", pm_value_expr("2+x"), pm_value_expr("1+2*x-y-1/(2+x)")));
+  OK(pm_problem_check(pb, part->meta, &bad));
+  EXPECT(pm_problem_n_robin(pb) == 4 && pm_problem_n_dirichlet(pb) == 0, "Robin conditions: %d",
+         pm_problem_n_robin(pb));
+  opt.exact = pm_value_expr("1+2*x-y");
+  OK(pm_pc_create_jacobi(&pc));
+  OK(pm_run_steady(part, pb, pc, &opt, w, &res2));
+  pm_pc_destroy(&pc);
+  EXPECT(res2.converged && res2.fixed == 0 && res2.error_max < 1e-9,
+         "pure Robin: converged %d, %lld fixed, max error %g (P1 reproduces a linear u)", res2.converged,
+         (long long)res2.fixed, res2.error_max);
+  pm_problem_destroy(&pb);
+  OK(pm_problem_create(&pb));
+  ierr = pm_problem_add_robin(pb, "top", pm_value_expr("-1"), pm_value_expr("0"));
+  EXPECT(ierr == PM_ERR_ARG && strstr(pm_error_message(), "h must be >= 0"), "constant h < 0: %d '%s'", ierr,
+         pm_error_message());
+  pm_error_clear();
+  OK(pm_problem_add_dirichlet(pb, "left", pm_value_expr("0")));
+  OK(pm_problem_add_robin(pb, "top", pm_value_expr("x-0.5"), pm_value_expr("0")));
+  ierr = pm_run_steady(part, pb, NULL, &opt, w, &res2);
+  EXPECT(ierr == PM_ERR_ARG || ierr == PM_ERR_REMOTE, "h < 0 on part of 'top': %d", ierr);
+  pm_error_clear();
+  OK(pm_problem_set_scheme(pb, PM_SCHEME_FDM5));
+  ierr = pm_problem_check(pb, part->meta, &bad);
+  EXPECT(ierr == PM_ERR_ARG && bad == PM_PROBLEM_ROBIN && strstr(pm_error_message(), "no Robin condition"),
+         "Robin with fdm5: %d, part %d, '%s'", ierr, (int)bad, pm_error_message());
+  pm_error_clear();
+  pm_problem_destroy(&pb);
+  OK(pm_problem_create(&pb));
+  OK(pm_problem_add_robin(pb, "top", pm_value_expr("1+t"), pm_value_expr("0")));
+  ierr = pm_problem_check(pb, part->meta, &bad);
+  EXPECT(ierr == PM_ERR_ARG && bad == PM_PROBLEM_ROBIN && strstr(pm_error_message(), "depends on the time t"),
+         "h in t: %d, part %d, '%s'", ierr, (int)bad, pm_error_message());
+  pm_error_clear();
+  pm_problem_destroy(&pb);
+  OK(pm_problem_create(&pb));
+  OK(pm_problem_add_dirichlet(pb, "boundary", pm_value_time_fn(&tg)));
+  EXPECT(pm_problem_depends_on_time(pb, &bad) && bad == PM_PROBLEM_DIRICHLET, "Dirichlet in t: part %d", (int)bad);
+  ierr = pm_run_steady(part, pb, NULL, &opt, w, &res2);
+  EXPECT(g_rank == 0 ? ierr == PM_ERR_ARG && strstr(pm_error_message(), "only a transient run") : ierr == PM_ERR_REMOTE,
+         "steady problem in t: %d '%s'", ierr, pm_error_message());
   pm_error_clear();
   pm_problem_destroy(&pb);
 

@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
   ierr = p->steps > 0 ? pm_run_transient(part, prob, pc, &o, u, &r) : pm_run_steady(part, prob, pc, &o, u, &r);
   if (report(rank, ierr)) {
     if (rank == 0 && p->steps == 0 && r.unknowns > 0 && r.fixed == 0)
-      fprintf(stderr, "%s: hint: add --dirichlet GROUP=VALUE\n", tool);
+      fprintf(stderr, "%s: hint: add --dirichlet GROUP=VALUE or --robin GROUP=H,U_INF with H > 0\n", tool);
     goto finish;
   }
   if (p->dump_u[0] && report(rank, pm_comm_agree(comm, dump_solution(p, part->local, u, rank)))) goto finish;

@@ -20,7 +20,7 @@ enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 typedef struct params {
   int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
-  int n_source, n_cond, n_dir, n_neu;
+  int n_source, n_cond, n_dir, n_neu, n_rob;
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
   int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank;
   double rtol, area, dt, amg_threshold;
@@ -30,6 +30,7 @@ typedef struct params {
   char exact[EXPR_LEN];
   char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];
   char src_expr[MAXBC][EXPR_LEN], cond_expr[MAXBC][EXPR_LEN], dir_expr[MAXBC][EXPR_LEN], neu_expr[MAXBC][EXPR_LEN];
+  char rob_group[MAXBC][NAME_LEN], rob_h[MAXBC][EXPR_LEN], rob_uinf[MAXBC][EXPR_LEN]; /* --robin GROUP=H,U_INF */
 } params_t;
 
 /** Rank 0: the options, the control file and the partition's metadata into p (zeroed by the

@@ -38,6 +38,8 @@ int solve_build_problem(const params_t *p, pm_problem_t **prob) {
   for (int i = 0; i < p->n_dir; i++)
     PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
   for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
+  for (int i = 0; i < p->n_rob; i++)
+    PM_CALL(pm_problem_add_robin(q, p->rob_group[i], pm_value_expr(p->rob_h[i]), pm_value_expr(p->rob_uinf[i])));
   return PM_OK;
 }
 
@@ -59,6 +61,33 @@ static int opt_bc(void *ctx, const char *opt, const char *v) {
   memcpy(grp[which][*cnt[which]], v, gl);
   grp[which][*cnt[which]][gl] = '\0';
   strcpy(ex[which][(*cnt[which])++], e);
+  return 0;
+}
+
+/* --robin GROUP=H,U_INF: the comma outside parentheses splits the two expressions. */
+static int opt_robin(void *ctx, const char *opt, const char *v) {
+  params_t *p = ctx;
+  if (p->n_rob == MAXBC) return pm_tool_error(tool, "%s: at most %d of them", opt, MAXBC);
+  const char *eq = strchr(v, '='), *comma = NULL;
+  int depth = 0, commas = 0;
+  for (const char *c = eq ? eq + 1 : v; *c; c++) {
+    depth += (*c == '(') - (*c == ')');
+    if (*c == ',' && depth == 0) {
+      commas++;
+      comma = c;
+    }
+  }
+  size_t gl = eq ? (size_t)(eq - v) : 0, hl = comma && eq ? (size_t)(comma - eq - 1) : 0;
+  if (!eq || gl == 0 || commas != 1 || hl == 0 || !comma[1])
+    return pm_tool_error(tool, "%s %s: expected GROUP=H,U_INF (the flux k du/dn = H (U_INF - u))", opt, v);
+  if (gl >= NAME_LEN || hl >= EXPR_LEN || strlen(comma + 1) >= EXPR_LEN)
+    return pm_tool_error(tool, "%s %s: a group name below %d and values below %d characters", opt, v, NAME_LEN,
+                         EXPR_LEN);
+  memcpy(p->rob_group[p->n_rob], v, gl);
+  p->rob_group[p->n_rob][gl] = '\0';
+  memcpy(p->rob_h[p->n_rob], eq + 1, hl);
+  p->rob_h[p->n_rob][hl] = '\0';
+  strcpy(p->rob_uinf[p->n_rob++], comma + 1);
   return 0;
 }
 
@@ -118,11 +147,15 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --area A               cross-section of a 1D bar (default 1)\n", 0},
       {"--dirichlet", X, NULL, 0, 0, NULL, opt_bc,
        "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
-       "                         boundary=0 when neither --dirichlet nor --neumann is given,\n"
+       "                         boundary=0 without --dirichlet, --neumann and --robin,\n"
        "                         xmin=0 with the lecture's control file)\n",
        0},
       {"--neumann", X, NULL, 0, 0, NULL, opt_bc,
        "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n", 0},
+      {"--robin", X, NULL, 0, 0, NULL, opt_robin,
+       "  --robin GROUP=H,U_INF  convection k du/dn = H (U_INF - u) on the boundary faces of GROUP\n"
+       "                         (repeatable; fem only; H >= 0, constant in time)\n",
+       0},
       {"--scheme", C, &p->scheme, 0, 0, "fem|fdm5", NULL,
        "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
        "                         (structured grids partitioned with --halo edge)\n",
@@ -162,8 +195,9 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "                         (transient: the last step)\n",
        0},
       {"--dt", X, NULL, 0, 0, NULL, opt_dt,
-       "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0 (Dirichlet values\n"
-       "                         constant in time); the result is a series of steps 0, K, 2K, ..., N\n",
+       "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0; sources and\n"
+       "                         boundary values may use the time t (step n at t = n DT);\n"
+       "                         the result is a series of steps 0, K, 2K, ..., N\n",
        0},
       {"--steps", X, NULL, 0, 0, NULL, opt_step, NULL, 0},
       {"--every", X, NULL, 0, 0, NULL, opt_step,
@@ -309,7 +343,7 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   }
   if (p->n_source == 0) strcpy(p->src_expr[p->n_source++], "1");
   if (p->n_cond == 0) strcpy(p->cond_expr[p->n_cond++], "1");
-  if (p->n_dir == 0 && p->n_neu == 0 && !p->exchange_test) {
+  if (p->n_dir == 0 && p->n_neu == 0 && p->n_rob == 0 && !p->exchange_test) {
     strcpy(p->dir_group[0], "boundary");
     strcpy(p->dir_expr[0], "0");
     p->n_dir = 1;
@@ -325,8 +359,15 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
     if (single[w][0]) ierr = pm_expr_create(single[w], &ex);
     pm_expr_destroy(&ex);
   }
+  /* A steady run has no time: t in its data or in --exact is refused. */
+  if (!ierr && p->steps == 0 && pm_problem_depends_on_time(prob, &bad))
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "uses the time t, which only a transient run (--dt DT --steps N) defines");
+  if (!ierr && p->steps == 0 && p->exact[0] && pm_value_depends_on_time(pm_value_expr(p->exact)))
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "--exact: uses the time t, which only a transient run (--dt DT --steps N) defines");
   if (ierr) {
-    static const char *opt[] = {"", "--source: ", "--conductivity: ", "--dirichlet: ", "--neumann: "};
+    static const char *opt[] = {"", "--source: ", "--conductivity: ", "--dirichlet: ", "--neumann: ", "--robin: "};
     pm_error_prefix(opt[bad]);
     pm_tool_report(tool, ierr);
     goto done;

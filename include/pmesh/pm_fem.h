@@ -1,8 +1,11 @@
 /* pm_fem.h - assembly of heat conduction / Poisson, -div(k grad u) = f, on a local mesh:
  * Galerkin FEM (linear lines, P1 triangles, Q1 quadrangles with 2x2 Gauss) or the 5-point
  * finite-difference scheme on structured grids; Dirichlet values eliminated symmetrically (as the
- * lecture does), Neumann fluxes k du/dn = g on boundary-face groups.  For the transient problem
- * du/dt - div(k grad u) = f, the mass matrix and the backward-Euler system M/dt + K.  The problem
+ * lecture does), Neumann fluxes k du/dn = g and Robin conditions k du/dn = h (u_inf - u) (FEM: a
+ * boundary mass term R in the matrix, h u_inf in the load) on boundary-face groups.  For the
+ * transient problem du/dt - div(k grad u) = f, the mass matrix and the backward-Euler system
+ * M/dt + K (+ R), and the load at a given time for data that depend on t.  Unless a function
+ * takes a time, time-dependent data are evaluated at t = 0.  The problem
  * (values, groups, scheme) is a pm_problem_t (pm_problem.h); groups missing from a local mesh
  * are reported with the part of the problem that names them. */
 #ifndef PMESH_PM_FEM_H
@@ -30,6 +33,8 @@ int pm_fem_assemble(const pm_local_t *local, const pm_problem_t *prob, pm_csr_t 
  *  u[i] = the value at marked nodes (other entries of u untouched; later groups win).
  *  Not collective. */
 int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob, char *fixed, double *u);
+/** The same with the Dirichlet values at time t.  Not collective. */
+int pm_fem_dirichlet_time(const pm_local_t *local, const pm_problem_t *prob, double t, char *fixed, double *u);
 
 typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
 
@@ -41,7 +46,8 @@ typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
 int pm_fem_mass(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, pm_csr_t *m);
 
 /** Backward Euler for du/dt - div(k grad u) = f: (M/dt + K) u^{n+1} = (M/dt) u^n + f, with
- *  Dirichlet values constant in time.  Assembles, like pm_fem_assemble,
+ *  data constant in time (for data that depend on t see pm_fem_assemble_operator: the matrix a
+ *  below stays right, b is the one of t = 0).  Assembles, like pm_fem_assemble,
  *    a = M/dt + K with Dirichlet rows made identity rows and Dirichlet columns moved right,
  *    b = f + Neumann - sum over Dirichlet columns c of (M/dt + K)_ic g_c (b_i = g_i on fixed rows),
  *    m = M with the rows and columns of Dirichlet nodes zeroed,
@@ -53,6 +59,29 @@ int pm_fem_mass(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kin
  *  @param[in]  kind, dt  mass matrix kind; time step (> 0) */
 int pm_fem_assemble_transient(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt, pm_csr_t *a,
                               pm_csr_t *m, double *b, double *u, int64_t *n_fixed);
+
+/** The backward-Euler operators without the Dirichlet elimination, for data that change in time:
+ *  a = M/dt + K + R and m = M (the kind of pm_fem_mass) with every row and column kept (the rows
+ *  of Dirichlet nodes are assembled like the others; callers replace them).  The structures are
+ *  those of pm_fem_assemble_transient.  A step to time t then has the right-hand side
+ *    f(t) + (m u^n)/dt - a w  on the other rows, w = the Dirichlet values at t (0 elsewhere),
+ *  and g(t) on the Dirichlet rows, for the eliminated matrix of pm_fem_assemble_transient, where
+ *  u^n holds g(t - dt) on the Dirichlet nodes.  Not collective. */
+int pm_fem_assemble_operator(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt, pm_csr_t *a,
+                             pm_csr_t *m);
+
+/** The load vector at time t for the N internal rows, without Dirichlet elimination: the source
+ *  integrals (fdm5: the source at the nodes), the Neumann flux integrals and the Robin integrals
+ *  of h u_inf.  Not collective.
+ *  @param[out] f  [N] */
+int pm_fem_load(const pm_local_t *local, const pm_problem_t *prob, double t, double *f);
+
+/** The integral of the Robin coefficient h over this rank's faces of the Robin groups that touch
+ *  an internal node (0 without Robin conditions, and for fdm5).  Summed over the ranks (faces on
+ *  rank boundaries count more than once), it is positive exactly when some h > 0, which makes a
+ *  steady problem without Dirichlet values non-singular.  PM_ERR_ARG when h < 0 somewhere.
+ *  Not collective. */
+int pm_fem_robin_integral(const pm_local_t *local, const pm_problem_t *prob, double *h_int);
 
 /** Lumped-mass weight of each internal node (its share of the measure of its elements), for
  *  discrete L2 norms.  w has N entries.  Not collective. */

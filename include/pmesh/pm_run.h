@@ -78,7 +78,8 @@ typedef struct pm_run_options {
   int every;                 /* transient: write every `every`-th step (step 0 and the last always) */
   pm_mass_t mass;            /* transient: the mass matrix (fdm5: PM_MASS_LUMPED only) */
   pm_run_initial_t initial;  /* the initial state */
-  pm_value_t exact;          /* unset, or the exact solution: error norms in the result */
+  pm_value_t exact;          /* unset, or the exact solution: error norms in the result (transient:
+                                at the last step's time) */
   const char *output;        /* the result file (must end in .h5), NULL: none */
   const char *output_xmf;    /* its XDMF file (NULL: output with .xmf for .h5) */
   const pm_h5_attr_t *attrs; /* further root attributes of the result, the same on every rank */
@@ -116,7 +117,9 @@ typedef struct pm_run_result {
 /** Solve -div(k grad u) = f.  The result file (opt->output) gets the mesh before the assembly and
  *  u after the solve, with the attributes below; it is written only when every step before it
  *  worked (a failure keeps the previous file), and also when CG did not converge (check
- *  res->converged).  A problem without Dirichlet value is singular: PM_ERR_ARG.  Collective.
+ *  res->converged).  A problem without Dirichlet value and without a Robin condition with h > 0
+ *  is singular: PM_ERR_ARG.  So is a problem or an exact solution that depends on the time t (a
+ *  steady run has none).  Collective.
  *  @param[in]  pc  created by the caller and not yet set up (NULL: no preconditioning); it is set
  *                  up on the assembled operator and may be viewed (pm_pc_view) afterwards
  *  @param[out] u   [NP+NA] the solution at the internal nodes, the owners' values at the
@@ -128,7 +131,11 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
                   double *u, pm_run_result_t *res);
 
 /** du/dt - div(k grad u) = f by backward Euler, (M/dt + K) u^{n+1} = (M/dt) u^n + f, one CG solve
- *  per step (the solver and pc set up once), Dirichlet values constant in time.  The result is a
+ *  per step (the solver and pc set up once).  Sources, Dirichlet values, Neumann fluxes and Robin
+ *  outside values may depend on t (pm_problem.h): step n+1 takes them at t_{n+1} = (n+1) dt (the
+ *  Dirichlet values of u^0 at t = 0); each step then assembles its load and sets its Dirichlet
+ *  values (pm_fem_assemble_operator, pm_fem_load), otherwise the load is assembled once.  The
+ *  result is a
  *  time series of steps 0, every, 2 every, ..., steps, kept only when every step converged; a
  *  step that does not converge ends the run (res->converged = 0, res->failed_*).  Collective.
  *  Attributes: as pm_run_steady's up to the initial state, then dt, steps, every, mass,
@@ -138,12 +145,15 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
                      double *u, pm_run_result_t *res);
 
 /** Errors of u (internal nodes) against an exact solution: the max-norm and the discrete L2 norm
- *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  Collective. */
+ *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  An exact solution
+ *  that depends on t is taken at t = 0 (pm_run_error_norms_time: at t).  Collective. */
 int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
                        double *error_l2);
+int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
+                            double *error_l2);
 
-/** Set u at every local node (NP) to a value; PM_ERR_ARG naming `what` and the node where it is
- *  not finite.  Not collective. */
+/** Set u at every local node (NP) to a value (at t = 0 when it depends on t); PM_ERR_ARG naming
+ *  `what` and the node where it is not finite.  Not collective. */
 int pm_run_set_value(const pm_local_t *local, pm_value_t value, const char *what, double *u);
 
 #ifdef __cplusplus

@@ -28,7 +28,8 @@ expect "expected a number, got 'abc'" 20 -p good --rtol abc
 expect "out of range" 20 -p good --rtol 2
 expect "expected an integer, got '10x'" 20 -p good --maxit 10x
 expect "cannot parse the expression '1+'" 20 -p good --source '1+'
-expect "uses the variable 't'" 20 -p good --source 't*2'
+expect "uses the variable 's'" 20 -p good --source 's*2'
+expect "--source: uses the time t, which only a transient run" 20 -p good --source 't*2'
 expect "is not finite" 20 -p good --source 'log(x-100)'
 expect "the problem is singular" 20 -p good --neumann boundary=1
 expect "did not converge in 2 iterations" 20 -p good --maxit 2
