@@ -195,19 +195,28 @@ static void product_rows(const pm_csr_t *a, const double *restrict x, double *re
   dot[1] = d1;
 }
 
-/* product_rows with x.y's terms summed exactly: even rows into acc[0], odd rows into acc[1] (two
- * lanes, so consecutive rows' terms do not wait for each other's bin). */
+/* product_rows with x.y's terms summed exactly, alternate rows into acc[0] and acc[1] (two lanes,
+ * so consecutive rows' terms do not wait for each other's bin). */
 static void product_rows_exact(const pm_csr_t *a, const double *restrict x, double *restrict y, int32_t i0, int32_t i1,
                                pm_exact_acc_t *const *acc) {
   const int32_t *restrict index = a->index, *restrict item = a->item;
   const double *restrict amat = a->amat, *restrict d = a->d;
-  int32_t k = index[i0];
-  for (int32_t i = i0; i < i1; i++) {
-    int32_t e = index[i + 1];
+  pm_exact_acc_t *a0 = acc[0], *a1 = acc[1];
+  int32_t k = index[i0], i = i0;
+  for (; i + 1 < i1; i += 2) {
+    int32_t e = index[i + 1], f = index[i + 2];
     double s = row_sum(item, amat, x, k, e, d ? d[i] * x[i] : x[i]);
-    k = e;
+    double t = row_sum(item, amat, x, e, f, d ? d[i + 1] * x[i + 1] : x[i + 1]);
+    k = f;
     y[i] = s;
-    pm_exact_acc_add(acc[i & 1], x[i] * s);
+    y[i + 1] = t;
+    pm_exact_acc_add(a0, x[i] * s);
+    pm_exact_acc_add(a1, x[i + 1] * t);
+  }
+  if (i < i1) {
+    double s = row_sum(item, amat, x, k, index[i + 1], d ? d[i] * x[i] : x[i]);
+    y[i] = s;
+    pm_exact_acc_add(a0, x[i] * s);
   }
 }
 

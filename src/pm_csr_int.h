@@ -5,8 +5,8 @@
 #include "pm_exact_acc.h"
 #include "pmesh/pm_csr.h"
 
-/** pm_csr_spmv, with the terms x_i y_i of x.y added exactly to acc[0] (even rows) and acc[1]
- *  (odd rows) instead of summed in floating point.  y is the same as pm_csr_spmv's, bit for bit.
+/** pm_csr_spmv, with the terms x_i y_i of x.y added exactly to acc[0] and acc[1] (alternate
+ *  rows) instead of summed in floating point.  y is the same as pm_csr_spmv's, bit for bit.
  *  Collective among neighbours (the halo update). */
 int pm_csr_spmv_exact(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, pm_exact_acc_t *const *acc,
                       double *t_exchange);

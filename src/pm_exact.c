@@ -209,26 +209,23 @@ void pm_exact_acc_special(pm_exact_acc_t *acc, uint64_t bits) {
   }
   /* A subnormal: its significand in the bin of the smallest normal exponent (same unit). */
   k |= 1;
-  uint64_t m = bits & 0xFFFFFFFFFFFFFull, *b = acc->bin[k];
-  uint64_t lo = b[0] + m;
-  b[1] += lo < m;
-  b[0] = lo;
-  acc->touched |= 1ull << (k >> 6);
+  uint64_t m = bits & 0xFFFFFFFFFFFFFull, lo = acc->lo[k] + m;
+  acc->lo[k] = lo;
+  if (lo < m) acc->hi[k]++;
 }
 
 void pm_exact_acc_flush(pm_exact_acc_t *acc, pm_exact_t *s) {
-  for (uint64_t t = acc->touched; t; t &= t - 1) {
-    int g = 0;
-    while (!(t >> g & 1)) g++;
-    for (int k = 64 * g; k < 64 * g + 64; k++) {
-      uint64_t *b = acc->bin[k];
-      if (!(b[0] | b[1])) continue;
-      add_wide(s, b[0], b[1], (k & 0x7FF) - 1, k >> 11);
-      b[0] = b[1] = 0;
+  for (int g = 0; g < 4096; g += 64) {
+    uint64_t any = 0; /* a whole group at once: a loop the compiler vectorises */
+    for (int k = g; k < g + 64; k++) any |= acc->lo[k] | acc->hi[k];
+    if (!any) continue;
+    for (int k = g; k < g + 64; k++) {
+      if (!(acc->lo[k] | acc->hi[k])) continue;
+      add_wide(s, acc->lo[k], acc->hi[k], (k & 0x7FF) - 1, k >> 11);
+      acc->lo[k] = acc->hi[k] = 0;
     }
   }
   s->special |= acc->special;
   acc->special = 0;
-  acc->touched = 0;
   normalise(s);
 }

@@ -5,7 +5,10 @@
  * of the doubles that fell in it, as a 128-bit integer: adding a term is a few integer
  * instructions and an add-with-carry into a bin that stays in L1, no shifts by the exponent, and
  * 2^75 terms fit before a bin could overflow, so there is no count to keep.  Flushing folds
- * every bin into a pm_exact_t (at its exponent's place) and clears it.  A loop keeps several
+ * every bin into a pm_exact_t (at its exponent's place) and clears it; it scans all bins (64 KB)
+ * rather than have every addition record which it touched (a store per term, which cost more
+ * than the scans on CG's long sweeps).  The high words change only on a carry: a branch, not a
+ * store, per term.  A loop keeps several
  * accumulators (lanes) when consecutive terms may hit the same bin, so the read-modify-writes of
  * one bin do not form a chain.  Zeros, subnormals, infinities and NaNs take a slower path. */
 #ifndef PMESH_PM_EXACT_ACC_H
@@ -17,9 +20,8 @@
 #include "pmesh/pm_exact.h"
 
 typedef struct pm_exact_acc {
-  uint64_t touched;      /* bit g: some bin in [64 g, 64 g + 64) may be nonzero */
-  int64_t special;       /* as pm_exact_t.special */
-  uint64_t bin[4096][2]; /* [sign << 11 | biased exponent]: low and high word of the sum */
+  int64_t special;             /* as pm_exact_t.special */
+  uint64_t lo[4096], hi[4096]; /* [sign << 11 | biased exponent]: low and high word of the sum */
 } pm_exact_acc_t;
 
 /** A zeroed accumulator, or NULL (PM_ERR_NOMEM recorded) on failure.  Not collective. */
@@ -41,11 +43,9 @@ static inline void pm_exact_acc_add(pm_exact_acc_t *restrict acc, double x) {
     return;
   }
   uint64_t m = (u & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull;
-  uint64_t *b = acc->bin[k];
-  uint64_t lo = b[0] + m;
-  b[1] += lo < m;
-  b[0] = lo;
-  acc->touched |= 1ull << (k >> 6);
+  uint64_t lo = acc->lo[k] + m;
+  acc->lo[k] = lo;
+  if (lo < m) acc->hi[k]++;
 }
 
 #endif
