@@ -204,15 +204,16 @@ static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_opti
     it++;
     t = MPI_Wtime();
     double te = 0, pq;
-    if (ex) {
+    if (ex)
       PM_TRY(pm_csr_spmv_exact(op, cg->halo, p, q, acc, &te));
-      PM_TRY(exact_reduce(cg, 1, 2, &pq, &res->t_reduce));
-    } else {
+    else
       PM_TRY(pm_csr_spmv(op, cg->halo, p, q, &pq, &te));
-      PM_TRY(allreduce(cg->comm, &pq, 1, &res->t_reduce));
-    }
     res->t_exchange += te;
     res->t_spmv += MPI_Wtime() - t - te;
+    if (ex)
+      PM_TRY(exact_reduce(cg, 1, 2, &pq, &res->t_reduce));
+    else
+      PM_TRY(allreduce(cg->comm, &pq, 1, &res->t_reduce));
     PM_TRY_CHECK(isfinite(pq) && pq > 0, PM_ERR_SOLVER,
                  "CG breakdown at iteration %d: p.Ap = %g (the matrix is not positive definite: check the "
                  "conductivity's sign and that a Dirichlet condition fixes the solution)",
@@ -259,6 +260,48 @@ static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_opti
   PM_TRY(finish(cg, b, x, q, it, rel, bnorm, opt, t_start, res));
 cleanup:
   return ierr;
+}
+
+/* Sweep 2: r -= alpha q with the local parts of r~.r~ (s2[0]) and, w given, of r~.W r~ (s2[1];
+ * else s2[1] = s2[0]). */
+static void update(double *restrict r, const double *restrict q, const double *restrict w, double alpha, int32_t n,
+                   double s2[2]) {
+  /* Four partial sums per dot product: independent chains the CPU can overlap (a single
+   * chain is latency-bound); the summation order is fixed, so results stay reproducible. */
+  double za[4] = {0, 0, 0, 0}, ra[4] = {0, 0, 0, 0};
+  int32_t n4 = n - n % 4;
+  if (w) {
+    for (int32_t i = 0; i < n4; i += 4) {
+      for (int l = 0; l < 4; l++) {
+        double ri = r[i + l] - alpha * q[i + l];
+        r[i + l] = ri;
+        za[l] += ri * ri;
+        ra[l] += ri * ri * w[i + l];
+      }
+    }
+    for (int32_t i = n4; i < n; i++) {
+      double ri = r[i] - alpha * q[i];
+      r[i] = ri;
+      za[0] += ri * ri;
+      ra[0] += ri * ri * w[i];
+    }
+  } else {
+    for (int32_t i = 0; i < n4; i += 4) {
+      for (int l = 0; l < 4; l++) {
+        double ri = r[i + l] - alpha * q[i + l];
+        r[i + l] = ri;
+        za[l] += ri * ri;
+      }
+    }
+    for (int32_t i = n4; i < n; i++) {
+      double ri = r[i] - alpha * q[i];
+      r[i] = ri;
+      za[0] += ri * ri;
+    }
+    memcpy(ra, za, sizeof ra);
+  }
+  s2[0] = (za[0] + za[1]) + (za[2] + za[3]);
+  s2[1] = (ra[0] + ra[1]) + (ra[2] + ra[3]);
 }
 
 /* Sweep 2 of reproducible mode: r -= alpha q with the terms of r~.r~ and of r~.W r~ (w given)
@@ -359,16 +402,16 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
     res->t_update += MPI_Wtime() - t;
     t = MPI_Wtime();
     double te = 0, pq;
-    if (ex) {
+    if (ex)
       PM_TRY(pm_csr_spmv_exact(op, halo, p, q, acc, &te));
-      res->t_spmv += MPI_Wtime() - t - te;
-      PM_TRY(exact_reduce(cg, 1, 2, &pq, &res->t_reduce));
-    } else {
+    else
       PM_TRY(pm_csr_spmv(op, halo, p, q, &pq, &te));
-      res->t_spmv += MPI_Wtime() - t - te;
-      PM_TRY(allreduce(comm, &pq, 1, &res->t_reduce));
-    }
     res->t_exchange += te;
+    res->t_spmv += MPI_Wtime() - t - te;
+    if (ex)
+      PM_TRY(exact_reduce(cg, 1, 2, &pq, &res->t_reduce));
+    else
+      PM_TRY(allreduce(comm, &pq, 1, &res->t_reduce));
     PM_TRY_CHECK(isfinite(pq) && pq > 0, PM_ERR_SOLVER,
                  "CG breakdown at iteration %d: p.Ap = %g (the matrix is not positive definite: check the "
                  "conductivity's sign and that a Dirichlet condition fixes the solution)",
@@ -382,42 +425,7 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
       PM_TRY(exact_reduce(cg, w ? 2 : 1, 2, s2, &res->t_reduce));
       if (!w) s2[1] = s2[0];
     } else {
-      /* Four partial sums per dot product: independent chains the CPU can overlap (a single
-       * chain is latency-bound); the summation order is fixed, so results stay reproducible. */
-      double za[4] = {0, 0, 0, 0}, ra[4] = {0, 0, 0, 0};
-      int32_t n4 = n - n % 4;
-      if (w) {
-        for (int32_t i = 0; i < n4; i += 4) {
-          for (int l = 0; l < 4; l++) {
-            double ri = r[i + l] - alpha * q[i + l];
-            r[i + l] = ri;
-            za[l] += ri * ri;
-            ra[l] += ri * ri * w[i + l];
-          }
-        }
-        for (int32_t i = n4; i < n; i++) {
-          double ri = r[i] - alpha * q[i];
-          r[i] = ri;
-          za[0] += ri * ri;
-          ra[0] += ri * ri * w[i];
-        }
-      } else {
-        for (int32_t i = 0; i < n4; i += 4) {
-          for (int l = 0; l < 4; l++) {
-            double ri = r[i + l] - alpha * q[i + l];
-            r[i + l] = ri;
-            za[l] += ri * ri;
-          }
-        }
-        for (int32_t i = n4; i < n; i++) {
-          double ri = r[i] - alpha * q[i];
-          r[i] = ri;
-          za[0] += ri * ri;
-        }
-        memcpy(ra, za, sizeof ra);
-      }
-      s2[0] = (za[0] + za[1]) + (za[2] + za[3]);
-      s2[1] = (ra[0] + ra[1]) + (ra[2] + ra[3]);
+      update(r, q, w, alpha, n, s2);
       res->t_update += MPI_Wtime() - t;
       PM_TRY(allreduce(comm, s2, w ? 2 : 1, &res->t_reduce));
       if (!w) s2[1] = s2[0];
