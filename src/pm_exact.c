@@ -173,13 +173,16 @@ static int free_at_finalize(MPI_Comm comm, int key, void *value, void *extra) {
 
 static int setup_reduction(void) {
   if (op_ != MPI_OP_NULL) return PM_OK;
-  int key = MPI_KEYVAL_INVALID;
-  PM_CALL_MPI(MPI_Type_contiguous((int)(sizeof(pm_exact_t) / sizeof(int64_t)), MPI_INT64_T, &type_));
-  PM_CALL_MPI(MPI_Type_commit(&type_));
-  PM_CALL_MPI(MPI_Op_create(reduce_op, 1, &op_));
-  PM_CALL_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_at_finalize, &key, NULL));
-  PM_CALL_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL));
-  return PM_OK;
+  int ierr = PM_OK, key = MPI_KEYVAL_INVALID;
+  PM_TRY_MPI(MPI_Type_contiguous((int)(sizeof(pm_exact_t) / sizeof(int64_t)), MPI_INT64_T, &type_));
+  PM_TRY_MPI(MPI_Type_commit(&type_));
+  PM_TRY_MPI(MPI_Op_create(reduce_op, 1, &op_));
+  PM_TRY_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_at_finalize, &key, NULL));
+  PM_TRY_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL));
+cleanup:
+  if (key != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&key); /* the attribute keeps it alive */
+  if (ierr) free_at_finalize(MPI_COMM_SELF, 0, NULL, NULL);
+  return ierr;
 }
 
 int pm_exact_allreduce(pm_exact_t *s, int n, MPI_Comm comm) {
