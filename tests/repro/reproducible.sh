@@ -46,3 +46,7 @@ case_ fdm fd.msh edge "--scheme fdm5 --source 1+x*x" metis:2 rcb:4 metis:5 rcb:8
 case_ fdm_none fd.msh edge "--scheme fdm5 --precond none --source 1" rcb:3 metis:6
 case_ transient quad.msh element "--dt 0.01 --steps 3 --initial-value x*y --source 1" rcb:3 metis:5
 echo "$runs reproducible runs compared"
+# A history file that cannot be written: a clear message and a failed run, every rank ending.
+"$PARTITION" fd.msh 3 --halo edge -o fdm.p3 --quiet
+sh "$EXPECT_FAIL" "cannot create" 60 "$MPIEXEC" -n 3 "$SOLVE" -p fdm.p3 --scheme fdm5 --no-output \
+  --history no-such-dir/hist || fail "--history into a missing directory"
