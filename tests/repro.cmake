@@ -5,5 +5,5 @@
 #    reduction against the serial sum for the terms split over 1, 3 and 4 ranks.
 pmesh_unit(test_exact test_exact.c NP 1 3 4 LABELS "exact;repro" TIMEOUT 120)
 #  - repro_solve: solve --reproducible, cmp of result files and residual histories against np = 1
-#    for np = 2..8 with METIS and RCB on triangles, quadrangles, mixed, 1D and the 5-point grid.
+#    for np = 2..8 (METIS and RCB) on triangles, quadrangles, mixed, 1D and the 5-point grid.
 pmesh_script(repro_solve repro/reproducible.sh LABELS "solve;repro" TIMEOUT 300)
