@@ -24,7 +24,7 @@ typedef struct pm_exact_acc {
   uint64_t lo[4096], hi[4096]; /* [sign << 11 | biased exponent]: low and high word of the sum */
 } pm_exact_acc_t;
 
-/** A zeroed accumulator, or NULL (PM_ERR_NOMEM recorded) on failure.  Not collective. */
+/** A zeroed accumulator; PM_ERR_MEMORY (recorded) on failure.  Not collective. */
 int pm_exact_acc_create(pm_exact_acc_t **acc);
 /** Free; NULL-safe, sets *acc to NULL.  Not collective. */
 void pm_exact_acc_destroy(pm_exact_acc_t **acc);
