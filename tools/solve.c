@@ -116,8 +116,8 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
-  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s\n", size,
-         r->unknowns, r->fixed, scheme, precond, exchange);
+  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s%s\n", size,
+         r->unknowns, r->fixed, scheme, precond, exchange, p->reproducible ? ", reproducible (exact sums)" : "");
   if (transient) {
     const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
     printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", r->steps_done, p->dt,
