@@ -139,7 +139,7 @@ static void test_long_double(void) {
     long double ref = 0;
     for (int i = 0; i < n; i++) {
       int64_t k = (int64_t)(next_u64() >> 11) - (1ll << 52); /* |k| < 2^53 */
-      if (trial % 2) k >>= next_u64() % 50;                  /* mixed magnitudes */
+      if (trial % 2) k /= (int64_t)1 << (next_u64() % 50);   /* mixed magnitudes */
       x[i] = ldexp((double)k, e);
       ref += (long double)k;
     }
