@@ -49,6 +49,7 @@ static long prof_faults_;
 struct pm_h5_series {
   MPI_Comm comm;
   int rank, nranks, single, failed; /* single: 1 a single result (pm_h5_result_create), 2 written */
+  int flags;                        /* PM_H5_NO_PARTITION */
   unsigned long h5_errors0;         /* pm_h5io_error_count() when the series began */
   const pm_local_t *local;
   const pm_meta_t *meta;
@@ -365,9 +366,12 @@ static int series_write_mesh(pm_h5_series_t *s) {
   pm_redist_src_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, NULL};
   STEP(s->comm, write_rows(s, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, s->np, &xyz, NULL));
   STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, s->np, &gid, "node"));
-  STEP(s->comm, write_rows(s, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, NULL, "node"));
+  int ranks = !(s->flags & PM_H5_NO_PARTITION);
+  if (ranks)
+    STEP(s->comm, write_rows(s, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, NULL, "node"));
   STEP(s->comm, write_elements(s, g));
-  STEP(s->comm, write_rows(s, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, NULL, "cell"));
+  if (ranks)
+    STEP(s->comm, write_rows(s, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, NULL, "cell"));
 cleanup:
   pm_h5io_close(&g, H5Gclose);
   pm_h5io_close(&gf, H5Gclose);
@@ -376,6 +380,11 @@ cleanup:
 
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, pm_h5_series_t **sp) {
+  return pm_h5_series_create_flags(comm, l, meta, h5path, xmfpath, 0, sp);
+}
+
+int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
+                              const char *xmfpath, int flags, pm_h5_series_t **sp) {
   int ierr = PM_OK;
   pm_h5_series_t *s = NULL;
   hid_t fapl = -1;
@@ -399,6 +408,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   MPI_Comm_size(s->comm, &s->nranks);
   s->local = l;
   s->meta = meta;
+  s->flags = flags;
   long pid = (long)getpid();
   PM_TRY_MPI(pm_comm_bcast(&pid, 1, MPI_LONG, 0, s->comm));
   double t0 = pm_h5io_prof_now();
@@ -454,8 +464,10 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
   ierr = pm_xdmf_add_field(&s->x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64);
-  if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/rank", "rank", 0, PM_XDMF_INT32);
-  if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/elem_rank", "rank", 1, PM_XDMF_INT32);
+  if (!ierr && !(flags & PM_H5_NO_PARTITION)) {
+    ierr = pm_xdmf_add_field(&s->x, -1, "/fields/rank", "rank", 0, PM_XDMF_INT32);
+    if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/elem_rank", "rank", 1, PM_XDMF_INT32);
+  }
   PM_TRY(pm_comm_agree(s->comm, ierr)); /* a failure here is local: series_discard is collective */
   *sp = s;
   s = NULL;
@@ -563,7 +575,7 @@ static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int na
   PM_TRY(pm_h5io_attr_str(root, "format", PM_H5_FORMAT, w));
   PM_TRY(pm_h5io_attr_i64(root, "format_version", PM_H5_FORMAT_VERSION, w));
   PM_TRY(pm_h5io_attr_str(root, "pmesh_version", PMESH_VERSION, w));
-  PM_TRY(pm_h5io_attr_i64(root, "nranks", s->nranks, w));
+  if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_i64(root, "nranks", s->nranks, w));
   PM_TRY(pm_h5io_attr_i64(root, "dim", m->dim, w));
   PM_TRY(pm_h5io_attr_i64(root, "global_nodes", m->global_nodes, w));
   PM_TRY(pm_h5io_attr_i64(root, "global_elems", m->global_elems, w));
@@ -571,7 +583,7 @@ static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int na
   PM_TRY(pm_h5io_attr_i64(root, "n_quadrangles", s->x.ttot[PM_MSH_QUAD], w));
   PM_TRY(pm_h5io_attr_i64(root, "n_lines", s->x.ttot[PM_MSH_LINE], w));
   PM_TRY(pm_h5io_attr_u64(root, "mesh_fingerprint", s->mesh_fp, w));
-  PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
+  if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
   PM_TRY(pm_h5io_attr_str(root, "source", m->source ? m->source : "", w));
   PM_TRY(pm_h5io_attr_u64(root, "source_checksum", m->source_checksum, w));
   if (!s->single) {
@@ -682,7 +694,12 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
 
 int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, pm_h5_series_t **s) {
-  PM_CALL(pm_h5_series_create(comm, local, meta, h5path, xmfpath, s));
+  return pm_h5_result_create_flags(comm, local, meta, h5path, xmfpath, 0, s);
+}
+
+int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                              const char *xmfpath, int flags, pm_h5_series_t **s) {
+  PM_CALL(pm_h5_series_create_flags(comm, local, meta, h5path, xmfpath, flags, s));
   (*s)->single = 1; /* 2 once its fields are written */
   return PM_OK;
 }

@@ -13,6 +13,7 @@
 #include "pm_util.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_exact.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -134,15 +135,14 @@ int pm_run_set_value(const pm_local_t *l, pm_value_t value, const char *what, do
   return ierr;
 }
 
-int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
-                       double *error_l2) {
-  return pm_run_error_norms_time(part, u, exact, 0.0, error_max, error_l2);
-}
-
-int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
-                            double *error_l2) {
+/* The exact solution at time t; reproducible: the L2 sum exact (pm_exact.h), the same for any
+ * partition. */
+static int error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double t, int reproducible,
+                       double *error_max, double *error_l2) {
   const pm_local_t *l = part->local;
   double err[2] = {0, 0}, *w = NULL;
+  pm_exact_t l2;
+  pm_exact_zero(&l2);
   pm_expr_t *ex = NULL;
   int ierr = pm_expr_create_value(exact, &ex);
   if (!ierr) pm_expr_set_time(ex, t);
@@ -152,16 +152,34 @@ int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_valu
     const double *x = l->xyz + 3 * i;
     double e = fabs(u[i] - pm_expr_eval(ex, x[0], x[1], x[2]));
     if (e > err[0]) err[0] = e;
-    err[1] += w[i] * e * e;
+    if (reproducible)
+      pm_exact_add(&l2, w[i] * e * e);
+    else
+      err[1] += w[i] * e * e;
   }
   pm_expr_destroy(&ex);
   free(w);
   PM_CALL(agree_alike(part->comm, part->rank, ierr));
   PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &err[0], 1, MPI_DOUBLE, MPI_MAX, part->comm));
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &err[1], 1, MPI_DOUBLE, MPI_SUM, part->comm));
+  if (reproducible) {
+    PM_CALL(pm_exact_allreduce(&l2, 1, part->comm));
+    err[1] = pm_exact_value(&l2);
+  } else {
+    PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &err[1], 1, MPI_DOUBLE, MPI_SUM, part->comm));
+  }
   *error_max = err[0];
   *error_l2 = sqrt(err[1]);
   return PM_OK;
+}
+
+int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
+                       double *error_l2) {
+  return error_norms(part, u, exact, 0.0, 0, error_max, error_l2);
+}
+
+int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
+                            double *error_l2) {
+  return error_norms(part, u, exact, t, 0, error_max, error_l2);
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -190,6 +208,7 @@ static int base_attrs(const pm_problem_t *prob, const pm_pc_t *pc, const pm_run_
     at[n++] = (pm_h5_attr_t){"initial_value", PM_H5_ATTR_STRING, 0, 0,
                              pm_value_is_set(o->initial.value) ? pm_value_text(o->initial.value) : "0"};
   }
+  if (o->cg.reproducible) at[n++] = (pm_h5_attr_t){"reproducible", PM_H5_ATTR_INT64, 0, 1, NULL};
   return n;
 }
 
@@ -327,10 +346,16 @@ static int finish(run_t *r, const double *u, pm_run_result_t *res) {
   res->u_max = -mm[1];
   if (pm_value_is_set(r->o->exact)) {
     double t = r->transient ? res->steps_done * r->o->dt : 0.0; /* the last step's time */
-    PM_CALL(pm_run_error_norms_time(p, u, r->o->exact, t, &res->error_max, &res->error_l2));
+    PM_CALL(error_norms(p, u, r->o->exact, t, r->o->cg.reproducible, &res->error_max, &res->error_l2));
     res->has_error = 1;
   }
   return PM_OK;
+}
+
+/* A reproducible run's result leaves out the owner ranks: the file is then the same for any
+ * partition. */
+static int h5_flags(const pm_run_options_t *o) {
+  return o->cg.reproducible ? PM_H5_NO_PARTITION : 0;
 }
 
 static void output_size(const run_t *r, pm_run_result_t *res) {
@@ -351,7 +376,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
    * solves. */
   if (opt->output) {
     double t = MPI_Wtime();
-    ierr = pm_h5_result_create(part->comm, part->local, part->meta, opt->output, r.xmf, &result);
+    ierr = pm_h5_result_create_flags(part->comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &result);
     res->t_output += MPI_Wtime() - t;
     PM_TRY(pm_comm_agree(part->comm, ierr));
   }
@@ -475,7 +500,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   sum->t_total = sum->t_setup;
   if (opt->output) {
     double t = MPI_Wtime();
-    PM_TRY(pm_h5_series_create(comm, part->local, part->meta, opt->output, r.xmf, &series));
+    PM_TRY(pm_h5_series_create_flags(comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &series));
     res->t_output += MPI_Wtime() - t;
     PM_TRY(write_step(series, u, 0.0, res));
   }

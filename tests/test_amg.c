@@ -510,7 +510,7 @@ int main(int argc, char **argv) {
   test_options();
 
   /* AMG against Jacobi; then the one-level hierarchy (the coarsest solve alone). */
-  pm_cg_options_t opt = {1e-10, 10000, 0, NULL};
+  pm_cg_options_t opt = {.rtol = 1e-10, .maxit = 10000};
   pm_cg_result_t rj, ra, r1;
   pm_pc_t *jac = NULL, *amg = NULL, *one = NULL;
   double *xj = malloc(((size_t)np + 1) * sizeof *xj), *xa = malloc(((size_t)np + 1) * sizeof *xa);

@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
   OK(pm_fem_assemble(local, prob, a, b, u0, &nfixed));
   pm_problem_destroy(&prob);
 
-  pm_cg_options_t opt = {1e-10, 10000, 0, NULL};
+  pm_cg_options_t opt = {.rtol = 1e-10, .maxit = 10000};
   pm_cg_result_t res[3];
   pm_pc_t *pc[3] = {NULL, NULL, NULL};
   user_pc_t *us = NULL;

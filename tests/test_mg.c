@@ -47,7 +47,7 @@ static double exact(int dim, const double *p) {
 /* One CG solve from the Dirichlet values u0 into x. */
 static pm_cg_result_t solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, const double *u0,
                             double *x, size_t np, double rtol) {
-  pm_cg_options_t opt = {rtol, 1000, 0, NULL};
+  pm_cg_options_t opt = {.rtol = rtol, .maxit = 1000};
   pm_cg_result_t res;
   memcpy(x, u0, np * sizeof *x);
   OK(pm_cg_solve(a, halo, pc, b, x, &opt, &res));

@@ -90,6 +90,11 @@ static int dump_matrix(void *ctx, const pm_partition_t *part, const pm_csr_t *a,
   return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
 }
 
+/* --history: rank 0's line per CG iteration, every digit. */
+static void write_history(void *ctx, int it, double rel) {
+  fprintf((FILE *)ctx, "%d %.17g\n", it, rel);
+}
+
 /* --dump-solution: each rank's internal 'global_id x y u' lines. */
 static int dump_solution(const params_t *p, const pm_local_t *l, const double *u, int rank) {
   char path[PATH_LEN + 32];
@@ -111,8 +116,8 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
-  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s\n", size,
-         r->unknowns, r->fixed, scheme, precond, exchange);
+  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s%s\n", size,
+         r->unknowns, r->fixed, scheme, precond, exchange, p->reproducible ? ", reproducible (exact sums)" : "");
   if (transient) {
     const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
     printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", r->steps_done, p->dt,
@@ -238,7 +243,14 @@ int main(int argc, char **argv) {
   if (!ierr) ierr = PM_MALLOC(u, nt > 0 ? nt : 1, "solution");
   if (report(rank, pm_comm_agree(comm, ierr))) goto finish;
   pm_run_options_t o = pm_run_options_default();
-  o.cg = (pm_cg_options_t){p->rtol, p->maxit, p->monitor, stdout};
+  o.cg = (pm_cg_options_t){
+      .rtol = p->rtol, .maxit = p->maxit, .monitor = p->monitor, .out = stdout, .reproducible = p->reproducible};
+  pm_tool_out_t hist = {NULL, "", ""};
+  if (p->history[0]) {
+    ierr = rank == 0 && pm_tool_open(tool, &hist, p->history) ? PM_ERR_IO : PM_OK;
+    if (pm_comm_agree(comm, ierr)) goto finish; /* rank 0 said why */
+    if (rank == 0) o.cg.on_iteration = write_history, o.cg.on_iteration_ctx = hist.fp;
+  }
   o.dt = p->dt;
   o.steps = p->steps;
   o.every = p->every;
@@ -251,6 +263,7 @@ int main(int argc, char **argv) {
   if (p->dump[0]) o.on_assembled = dump_matrix, o.on_assembled_ctx = p;
   pm_run_result_t r;
   ierr = p->steps > 0 ? pm_run_transient(part, prob, pc, &o, u, &r) : pm_run_steady(part, prob, pc, &o, u, &r);
+  int hist_bad = hist.fp && pm_tool_close(tool, &hist, !ierr) && !ierr; /* rank 0 only; it said why */
   if (report(rank, ierr)) {
     if (rank == 0 && p->steps == 0 && r.unknowns > 0 && r.fixed == 0)
       fprintf(stderr, "%s: hint: add --dirichlet GROUP=VALUE or --robin GROUP=H,U_INF with H > 0\n", tool);
@@ -258,7 +271,7 @@ int main(int argc, char **argv) {
   }
   if (p->dump_u[0] && report(rank, pm_comm_agree(comm, dump_solution(p, part->local, u, rank)))) goto finish;
   if (rank == 0) print_report(p, size, &r, pc, t_load, MPI_Wtime() - t0);
-  status = r.converged ? EXIT_SUCCESS : EXIT_FAILURE;
+  status = r.converged && !hist_bad ? EXIT_SUCCESS : EXIT_FAILURE;
 finish:
   free(u);
   pm_pc_destroy(&pc);

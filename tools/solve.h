@@ -23,11 +23,12 @@ typedef struct params {
   int n_source, n_cond, n_dir, n_neu, n_rob;
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
   int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank;
+  int reproducible; /* --reproducible */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
   char initial[PATH_LEN], initial_field[NAME_LEN], initial_value[EXPR_LEN];
-  char exact[EXPR_LEN];
+  char exact[EXPR_LEN], history[PATH_LEN];
   char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];
   char src_expr[MAXBC][EXPR_LEN], cond_expr[MAXBC][EXPR_LEN], dir_expr[MAXBC][EXPR_LEN], neu_expr[MAXBC][EXPR_LEN];
   char rob_group[MAXBC][NAME_LEN], rob_h[MAXBC][EXPR_LEN], rob_uinf[MAXBC][EXPR_LEN]; /* --robin GROUP=H,U_INF */

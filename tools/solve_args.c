@@ -180,12 +180,22 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n", 0},
       {"--maxit", I, &p->maxit, 0, INT32_MAX, NULL, NULL, "  --maxit N              iteration limit (default 10000)\n",
        0},
+      {"--reproducible", F, &p->reproducible, 0, 0, NULL, NULL,
+       "  --reproducible         sum dot products exactly: with --precond none or jacobi the\n"
+       "                         solution, residual history and iteration count are bitwise the\n"
+       "                         same for any number of ranks and partition (and so is the\n"
+       "                         result file, which then leaves out the owner ranks)\n",
+       0},
       {"--exchange", X, NULL, 0, 0, NULL, opt_exchange,
        "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n", 0},
       {"--monitor", I, &p->monitor, 1, INT32_MAX, NULL, NULL,
        "  --monitor K            print the residual every K iterations\n", 0},
       {"--exact", S, p->exact, 0, EXPR_LEN, "an expression", NULL,
        "  --exact EXPR           report max-norm and L2 errors against this solution\n", 0},
+      {"--history", S, p->history, 0, PATH_LEN, NULL, NULL,
+       "  --history FILE         write 'iteration ||r||/||b||' lines, every iteration at full\n"
+       "                         precision (transient: each step's, one after the other)\n",
+       0},
       {"--summary", S, p->summary, 0, PATH_LEN, NULL, NULL,
        "  --summary FILE.json    write the run's figures as JSON\n", 0},
       {"--dump-matrix", S, p->dump, 0, PATH_LEN, NULL, NULL,

@@ -20,6 +20,15 @@ typedef struct pm_cg_options {
   int maxit;
   int monitor; /* print the residual every `monitor` iterations on rank 0 (0: never) */
   FILE *out;   /* where the monitor prints (rank 0) */
+  /* 1: every dot product and norm is summed exactly and rounded once (pm_exact.h), so that with
+   * a diagonal preconditioner (none, Jacobi) the iterates, the residual history, the iteration
+   * count and the final residual are bitwise the same for any number of ranks and any
+   * partition.  Costs extra time per iteration (README: Reproducible results). */
+  int reproducible;
+  /* Optional: called on every rank with ||r||/||b|| before the first iteration (0) and after
+   * each one (the same values on every rank).  Not collective. */
+  void (*on_iteration)(void *ctx, int iteration, double rel_residual);
+  void *on_iteration_ctx;
 } pm_cg_options_t;
 
 typedef struct pm_cg_result {

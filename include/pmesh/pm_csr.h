@@ -2,7 +2,8 @@
  *
  * N rows (the internal nodes); the diagonal D kept apart; off-diagonals in CSR (index, item,
  * amat) with columns in local numbering, externals included.  The entries of every row are
- * ordered by global column id, so a row's arithmetic does not depend on the partition. */
+ * ordered by global column id (externals too), and a row's product is its diagonal term first,
+ * then the entries in that order, so a row's arithmetic does not depend on the partition. */
 #ifndef PMESH_PM_CSR_H
 #define PMESH_PM_CSR_H
 

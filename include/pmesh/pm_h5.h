@@ -19,14 +19,15 @@
  *   Elements keep the global element order (elem_index) within each type; the XDMF cells
  *   (and every element field) are in global element order.
  *   /fields/<name>      [n_nodes] or [n_elems]  float64 or int32  (pm_h5_write)
- *   /fields/rank        [n_nodes] int32   owner rank of each node
+ *   /fields/rank        [n_nodes] int32   owner rank of each node        (not with PM_H5_NO_PARTITION)
  *   /fields/elem_rank   [n_elems] int32   owner rank of each element (XDMF cell attribute "rank")
  *   /steps/<k>/<name>   the fields of step k = 0, 1, ... of a series; group attribute "time"
  *   Each field dataset has a string attribute "center": "node" or "cell".
  *   Root attributes: format, format_version, pmesh_version, nranks, dim, global_nodes,
  *   global_elems, n_triangles, n_quadrangles, n_lines, mesh_fingerprint (uint64, pm_fingerprint.h),
  *   partition_fingerprint (uint64), source, source_checksum (uint64), n_steps and times (series),
- *   then the caller's attributes (problem parameters, iterations, residual, ...).
+ *   then the caller's attributes (problem parameters, iterations, residual, ...); nranks and
+ *   partition_fingerprint are left out with PM_H5_NO_PARTITION.
  *
  * Both files are written under temporary names ("PATH.tmp.PID") and renamed into place only when
  * complete (h5 first, then xmf), so an interrupted run leaves the previous result intact.
@@ -85,8 +86,8 @@ enum { PM_H5_ATTR_DOUBLE = 0, PM_H5_ATTR_INT64 = 1, PM_H5_ATTR_STRING = 2 };
  *  @param[in] attrs        nattrs root attributes, the same on every rank
  *  @param[in] h5path       the HDF5 file; xmfpath: the XDMF file (may be NULL: no XDMF)
  *  @return PM_OK or the agreed error (PM_ERR_IO, PM_ERR_ARG, PM_ERR_INCONSISTENT, ...). */
-int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields,
-                int nfields, const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath);
+int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields, int nfields,
+                const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath);
 
 /** A time series: the mesh once, then one group of fields per step; XDMF temporal collection. */
 typedef struct pm_h5_series pm_h5_series_t;
@@ -96,12 +97,26 @@ typedef struct pm_h5_series pm_h5_series_t;
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, pm_h5_series_t **s);
 
+/** What pm_h5_series_create_flags and pm_h5_result_create_flags may leave out.
+ *  PM_H5_NO_PARTITION: the owner ranks (/fields/rank, /fields/elem_rank and their XDMF
+ *  attributes) and the nranks and partition_fingerprint attributes, so that a result whose
+ *  values do not depend on the partition (a reproducible solve) is the same file, byte for
+ *  byte, for any number of ranks. */
+enum { PM_H5_NO_PARTITION = 1 };
+
+/** pm_h5_series_create with flags (0: the same).  Collective. */
+int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                              const char *xmfpath, int flags, pm_h5_series_t **s);
+
 /** Start a single result in two parts, the file pm_h5_write makes: the mesh and owner ranks now,
  *  its fields later with one pm_h5_series_write (under /fields; `time` is ignored), then
  *  pm_h5_series_close.  solve writes the mesh before it solves, while the mesh is still in the
  *  caches, and u after.  Collective. */
 int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, pm_h5_series_t **s);
+/** pm_h5_result_create with flags (0: the same).  Collective. */
+int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                              const char *xmfpath, int flags, pm_h5_series_t **s);
 
 /** Append step k (k = 0, 1, ...) at `time` with its fields (under /steps/k; a single result's
  *  one write: under /fields).  Collective. */

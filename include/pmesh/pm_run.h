@@ -125,8 +125,11 @@ typedef struct pm_run_result {
  *  @param[out] u   [NP+NA] the solution at the internal nodes, the owners' values at the
  *                  externals
  *  Result attributes: problem, scheme, precond, source_f, conductivity_k, area, rtol, then
- *  initial_file, initial_field, initial_step or initial_value, then iterations, residual,
- *  converged, then opt->attrs. */
+ *  initial_file, initial_field, initial_step or initial_value, then reproducible (1, only with
+ *  opt->cg.reproducible), iterations, residual, converged, then opt->attrs.
+ *  With opt->cg.reproducible the solve sums exactly (pm_cg.h), the error norms' L2 sum too, and
+ *  the result leaves out the owner ranks (PM_H5_NO_PARTITION): with a diagonal preconditioner
+ *  the file is then the same, byte for byte, for any number of ranks and any partition. */
 int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
                   double *u, pm_run_result_t *res);
 

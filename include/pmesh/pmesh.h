@@ -11,6 +11,7 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_exact.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_fingerprint.h"
