@@ -98,8 +98,9 @@ uint64_t pm_refine_fingerprint(uint64_t coarse);
 int pm_refine_meta(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, pm_meta_t **meta);
 
 /** Write this rank's (refined) local mesh to DIR/local.R and, on rank 0, DIR/partition.meta
- *  made by pm_refine_meta() from `meta_in`, so that `partition --check DIR` validates the refined partition.  DIR is
- * created if missing; files are written through temporary names.  Collective on comm. */
+ *  made by pm_refine_meta() from `meta_in`, so that `partition --check DIR` validates the
+ *  refined partition.  DIR is created if missing; files are written through temporary names.
+ *  Collective on comm. */
 int pm_refine_dump(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, const char *dir);
 
 #ifdef __cplusplus
