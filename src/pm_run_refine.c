@@ -24,7 +24,7 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   int base = part->levels, ierr = PM_OK;
   if (keep && base > 0 && !part->level_mesh)
     ierr = pm_error_set(part->rank == 0 ? PM_ERR_ARG : PM_ERR_REMOTE, __FILE__, __LINE__,
-                        "pm_partition_refine: the partition was refined %d times without keeping its levels; "
+                        "pm_partition_refine: the partition was refined before (%d levels) without keeping its levels; "
                         "multigrid levels can only be kept from the partition as loaded",
                         base);
   PM_CALL(pm_comm_agree(comm, ierr));

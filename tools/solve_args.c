@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pm_tool.h"
 #include "pmesh/pm_error.h"
@@ -275,6 +276,12 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
     return pm_tool_error(tool, "--initial and --initial-value exclude each other: give one");
   if (!p->initial[0] && (set_field || set_step))
     return pm_tool_error(tool, "%s needs --initial FILE.h5", set_field ? "--initial-field" : "--initial-step");
+  /* A refined dump over the partition it was made from would replace the coarse partition. */
+  struct stat sd, sp;
+  if (p->dump_local[0] && stat(p->dump_local, &sd) == 0 && stat(p->dir, &sp) == 0 && sd.st_dev == sp.st_dev &&
+      sd.st_ino == sp.st_ino)
+    return pm_tool_error(tool, "--dump-local %s is the partition solve reads (-p %s): give another directory",
+                         p->dump_local, p->dir);
   /* XDMF beside the HDF5 file. */
   size_t len = strlen(p->out_h5);
   if (len < 3 || strcmp(p->out_h5 + len - 3, ".h5") != 0)

@@ -31,3 +31,7 @@ sh "$EXPECT_FAIL" "--precond mg needs --refine K with K >= 1" 30 "$MPIEXEC" -n 2
 sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --refine 1 -o s.h5 ||
   fail "solve --refine of an edge-halo partition"
 [ ! -e s.h5 ] && [ ! -e sr ] || fail "a refused refinement wrote a result or a dump"
+# A dump over the partition being read would replace it.
+sh "$EXPECT_FAIL" "is the partition solve reads" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 1 --dump-local ./p/ ||
+  fail "solve --dump-local over its own partition"
+"$PARTITION" --check p > /dev/null || fail "the partition was changed by a refused dump"
