@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pm_util.h"
 #include "pmesh/pm_comm.h"
-#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_refine.h"
 
@@ -156,37 +157,84 @@ int pm_refine(MPI_Comm comm, int levels, pm_local_t **local) {
   return PM_OK;
 }
 
-int pm_refine_dump(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, const char *dir) {
-  int rank, P, ierr = PM_OK;
-  char path[4400];
+/* A copy of meta that owns its strings. */
+static int meta_copy(const pm_meta_t *in, pm_meta_t **out) {
+  pm_meta_t *m = NULL;
+  int ierr = PM_CALLOC(m, 1, "partition metadata");
+  if (ierr) return ierr;
+  *m = *in;
+  m->source = m->method = m->halo = NULL;
+  m->group_name = NULL;
+  m->group_dim = NULL;
+  m->n_groups = 0;
+  if (in->source) ierr = pm_strdup(in->source, &m->source);
+  if (!ierr && in->method) ierr = pm_strdup(in->method, &m->method);
+  if (!ierr && in->halo) ierr = pm_strdup(in->halo, &m->halo);
+  int ng = in->n_groups > 0 ? in->n_groups : 0;
+  if (!ierr && ng) ierr = PM_CALLOC(m->group_name, ng, "group names");
+  if (!ierr && ng) ierr = PM_MALLOC(m->group_dim, ng, "group dimensions");
+  for (int g = 0; !ierr && g < ng; g++) {
+    m->group_dim[g] = in->group_dim[g];
+    m->n_groups = g + 1; /* the names so far are freed on failure */
+    ierr = pm_strdup(in->group_name[g], &m->group_name[g]);
+  }
+  if (ierr) pm_meta_destroy(&m);
+  *out = m;
+  return ierr;
+}
+
+int pm_refine_meta(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, pm_meta_t **meta) {
+  int rank, P;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
-  if (rank == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST)
-    ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot create directory: %s", dir, strerror(errno));
-  PM_CALL(pm_comm_agree(comm, ierr));
-  ierr = pm_local_path(dir, rank, path, sizeof path);
-  if (!ierr) ierr = pm_local_write(f, path);
-  PM_CALL(pm_comm_agree(comm, ierr));
+  *meta = NULL;
   /* Counts from the owned entities, then the mesh fingerprint (pm_fingerprint's definition). */
   int64_t mine[2] = {f->n_internal, 0}, all[2], dmax = local_dim(f), dim = 0;
   for (int32_t e = 0; e < f->n_elems; e++) mine[1] += f->elem_owner[e] == rank;
   int mpi = pm_comm_allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
   if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(&dmax, &dim, 1, MPI_INT64_T, MPI_MAX, comm);
   PM_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: a reduction of the refined mesh's counts failed", rank);
-  pm_meta_t m = *in;
-  m.version = PM_META_VERSION;
-  m.nparts = P;
-  m.dim = (int)dim;
-  m.global_nodes = all[0];
-  m.global_elems = all[1];
-  if (f->fingerprint != in->fingerprint) m.halo = (char *)(uintptr_t) "element"; /* refined levels have it */
-  m.fingerprint = f->fingerprint;
-  m.has_mesh_fingerprint = 1;
-  PM_CALL(pm_fingerprint_local(comm, f, &m, &m.mesh_fingerprint));
+  pm_meta_t *m = NULL;
+  int ierr = meta_copy(in, &m);
+  if (!ierr && f->fingerprint != in->fingerprint) { /* refined levels have the element halo */
+    free(m->halo);
+    m->halo = NULL;
+    ierr = pm_strdup("element", &m->halo);
+  }
+  PM_CALL(pm_comm_agree(comm, ierr));
+  m->version = PM_META_VERSION;
+  m->nparts = P;
+  m->dim = (int)dim;
+  m->global_nodes = all[0];
+  m->global_elems = all[1];
+  m->fingerprint = f->fingerprint;
+  m->has_mesh_fingerprint = 1;
+  ierr = pm_fingerprint_local(comm, f, m, &m->mesh_fingerprint);
+  if (ierr) {
+    pm_meta_destroy(&m);
+    return ierr;
+  }
+  *meta = m;
+  return PM_OK;
+}
+
+int pm_refine_dump(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, const char *dir) {
+  int rank, ierr = PM_OK;
+  char path[4400];
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST)
+    ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot create directory: %s", dir, strerror(errno));
+  PM_CALL(pm_comm_agree(comm, ierr));
+  ierr = pm_local_path(dir, rank, path, sizeof path);
+  if (!ierr) ierr = pm_local_write(f, path);
+  PM_CALL(pm_comm_agree(comm, ierr));
+  pm_meta_t *m = NULL;
+  PM_CALL(pm_refine_meta(comm, f, in, &m));
   if (rank == 0) {
     ierr = pm_meta_path(dir, path, sizeof path);
-    if (!ierr) ierr = pm_meta_write(&m, path);
+    if (!ierr) ierr = pm_meta_write(m, path);
   }
+  pm_meta_destroy(&m);
   PM_CALL(pm_comm_agree(comm, ierr));
   return PM_OK;
 }

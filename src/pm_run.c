@@ -99,6 +99,10 @@ void pm_partition_destroy(pm_partition_t **part) {
   if (!part || !*part) return;
   pm_partition_t *p = *part;
   pm_halo_destroy(&p->halo);
+  for (int k = 0; p->level_mesh && k < p->levels; k++) pm_local_destroy(&p->level_mesh[k]); /* [levels]: local */
+  for (int k = 0; p->level_parents && k < p->levels; k++) pm_refine_parents_destroy(&p->level_parents[k]);
+  free(p->level_mesh);
+  free(p->level_parents);
   pm_local_destroy(&p->local);
   pm_meta_destroy(&p->meta);
   free(p->dir);

@@ -4,7 +4,8 @@
  *
  *   mpiexec -n P solve [-p DIR] [-o FILE.h5] [--source F] [--conductivity K] [--area A]
  *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5]
- *       [--precond none|jacobi] [--rtol EPS] [--maxit N] [--exchange NAME] [--monitor K]
+ *       [--refine K [--dump-local DIR]] [--precond none|jacobi|amg|mg] [--rtol EPS] [--maxit N] [--exchange NAME]
+ * [--monitor K]
  *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX]
  *       [--dt DT --steps N [--every K] [--mass consistent|lumped]]
  *       [--initial-value EXPR | --initial FILE.h5 [--initial-field NAME] [--initial-step K]]
@@ -34,14 +35,14 @@
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
-static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg"};
+static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg"};
 
-/* The one place a preconditioner of --precond is created. */
-static int precond_create(const params_t *p, pm_pc_t **pc) {
-  if (p->precond == PRECOND_AMG) {
+/* The one place a preconditioner of --precond is created (mg: over the partition's kept levels). */
+static int precond_create(const params_t *p, const pm_partition_t *part, pm_pc_t **pc) {
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
     pm_amg_options_t o;
     solve_amg_options(p, &o);
-    return pm_pc_create_amg(&o, pc);
+    return p->precond == PRECOND_MG ? pm_partition_create_mg(part, &o, pc) : pm_pc_create_amg(&o, pc);
   }
   return p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(pc) : pm_pc_create_none(pc);
 }
@@ -108,7 +109,7 @@ static int dump_solution(const params_t *p, const pm_local_t *l, const double *u
 
 /* Rank 0: the figures of the run on stdout and, with --summary, as JSON. */
 static void print_report(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
-                         double t_total) {
+                         double t_refine, double t_total) {
   int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
   const pm_cg_result_t *res = &r->cg;
   int it = res->iterations > 0 ? res->iterations : 1;
@@ -136,11 +137,16 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
       "(solver set-up %.3f s apart)\n",
       1e3 * (res->t_total - res->t_setup) / it, 1e3 * res->t_spmv / it, 1e3 * res->t_exchange / it,
       1e3 * res->t_reduce / it, 1e3 * res->t_update / it, res->t_setup);
-  if (p->precond == PRECOND_AMG) pm_pc_view(pc, stdout, 0);
+  if (p->refine > 0) printf("refined %d times on every rank\n", p->refine);
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) pm_pc_view(pc, stdout, 0);
   printf("u: min %.10g max %.10g%s\n", r->u_min, r->u_max, transient ? " (last step)" : "");
   if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, r->error_max, r->error_l2);
-  printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, r->t_assembly,
-         res->t_total, r->t_output, t_total);
+  if (p->refine > 0)
+    printf("seconds: load %.3f, refine %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_refine,
+           r->t_assembly, res->t_total, r->t_output, t_total);
+  else
+    printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, r->t_assembly,
+           res->t_total, r->t_output, t_total);
   if (!p->no_output && (r->converged || !transient))
     printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
            transient ? ": a time series" : "");
@@ -163,18 +169,21 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
               p->dt, p->steps, r->steps_done, r->steps_done * p->dt, p->every, mass, r->it_total, r->it_min, it_avg,
               r->it_max, r->steps_written);
     if (p->exact[0]) fprintf(o.fp, "  \"error_max\": %.17g,\n  \"error_l2\": %.17g,\n", r->error_max, r->error_l2);
-    if (p->precond == PRECOND_AMG) {
-      fprintf(o.fp, "  \"amg\": {");
+    if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
+      fprintf(o.fp, "  \"%s\": {", precond);
       pm_pc_view(pc, o.fp, 1);
       fprintf(o.fp, "},\n");
     }
+    if (p->refine > 0) fprintf(o.fp, "  \"refine\": %d,\n", p->refine);
+    fprintf(o.fp, "  \"seconds\": {\"load\": %.6f, ", t_load);
+    if (p->refine > 0) fprintf(o.fp, "\"refine\": %.6f, ", t_refine);
     fprintf(o.fp,
-            "  \"seconds\": {\"load\": %.6f, \"assembly\": %.6f, \"solve\": %.6f, \"solver_setup\": %.6f, "
+            "\"assembly\": %.6f, \"solve\": %.6f, \"solver_setup\": %.6f, "
             "\"per_iteration\": %.9f,\n"
             "              \"spmv\": %.6f, \"exchange\": %.6f, \"reductions\": %.6f, \"vector_updates\": %.6f,\n"
             "              \"output\": %.6f, \"total\": %.6f},\n  \"output_bytes\": %" PRId64 "\n}\n",
-            t_load, r->t_assembly, res->t_total, res->t_setup, (res->t_total - res->t_setup) / it, res->t_spmv,
-            res->t_exchange, res->t_reduce, res->t_update, r->t_output, t_total, p->no_output ? 0 : r->output_bytes);
+            r->t_assembly, res->t_total, res->t_setup, (res->t_total - res->t_setup) / it, res->t_spmv, res->t_exchange,
+            res->t_reduce, res->t_update, r->t_output, t_total, p->no_output ? 0 : r->output_bytes);
     pm_tool_close(tool, &o, 1);
   }
   if (!r->converged && transient)
@@ -230,7 +239,11 @@ int main(int argc, char **argv) {
 
   /* Load: every rank its own file (and the partition's small metadata file). */
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
-  double t_load = MPI_Wtime() - t0;
+  double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
+  /* --refine: every rank refines its own part; mg keeps the levels. */
+  if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
+  if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
+  t_refine = MPI_Wtime() - t_refine;
   if (p->exchange_test) {
     status = exchange_test(p, part);
     goto finish;
@@ -239,7 +252,7 @@ int main(int argc, char **argv) {
   /* The problem, the preconditioner, the run. */
   int32_t nt = part->local->n_total + part->local->n_aux;
   ierr = solve_build_problem(p, &prob);
-  if (!ierr) ierr = precond_create(p, &pc);
+  if (!ierr) ierr = precond_create(p, part, &pc);
   if (!ierr) ierr = PM_MALLOC(u, nt > 0 ? nt : 1, "solution");
   if (report(rank, pm_comm_agree(comm, ierr))) goto finish;
   pm_run_options_t o = pm_run_options_default();
@@ -261,6 +274,8 @@ int main(int argc, char **argv) {
   if (!p->no_output) o.output = p->out_h5;
   o.output_xmf = p->out_xmf;
   if (p->dump[0]) o.on_assembled = dump_matrix, o.on_assembled_ctx = p;
+  pm_h5_attr_t refine_attr = {"refine", PM_H5_ATTR_INT64, 0, p->refine, NULL};
+  if (p->refine > 0) o.attrs = &refine_attr, o.n_attrs = 1; /* K = 0: the result as before */
   pm_run_result_t r;
   ierr = p->steps > 0 ? pm_run_transient(part, prob, pc, &o, u, &r) : pm_run_steady(part, prob, pc, &o, u, &r);
   int hist_bad = hist.fp && pm_tool_close(tool, &hist, !ierr) && !ierr; /* rank 0 only; it said why */
@@ -270,7 +285,7 @@ int main(int argc, char **argv) {
     goto finish;
   }
   if (p->dump_u[0] && report(rank, pm_comm_agree(comm, dump_solution(p, part->local, u, rank)))) goto finish;
-  if (rank == 0) print_report(p, size, &r, pc, t_load, MPI_Wtime() - t0);
+  if (rank == 0) print_report(p, size, &r, pc, t_load, t_refine, MPI_Wtime() - t0);
   status = r.converged && !hist_bad ? EXIT_SUCCESS : EXIT_FAILURE;
 finish:
   free(u);

@@ -11,7 +11,7 @@
 static const char *const tool = "solve";
 
 /* The preconditioners of --precond: their names (solve.c creates them). */
-enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_COUNT };
+enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_MG, PRECOND_COUNT };
 
 enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 
@@ -24,9 +24,11 @@ typedef struct params {
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
   int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank;
   int reproducible; /* --reproducible */
+  int refine;       /* --refine K: uniform refinements after loading */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
+  char dump_local[PATH_LEN];
   char initial[PATH_LEN], initial_field[NAME_LEN], initial_value[EXPR_LEN];
   char exact[EXPR_LEN], history[PATH_LEN];
   char src_group[MAXBC][NAME_LEN], cond_group[MAXBC][NAME_LEN], dir_group[MAXBC][NAME_LEN], neu_group[MAXBC][NAME_LEN];

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pm_tool.h"
 #include "pmesh/pm_error.h"
@@ -112,6 +113,18 @@ static int opt_step(void *ctx, const char *opt, const char *v) {
   return 0;
 }
 
+static int opt_refine(void *ctx, const char *opt, const char *v) {
+  int64_t k;
+  if (pm_tool_int(tool, opt, v, INT64_MIN, INT64_MAX, &k)) return -1;
+  if (k < 0) return pm_tool_error(tool, "%s %s: the number of uniform refinements must be 0 (none) or more", opt, v);
+  /* The size a K allows is checked on the loaded mesh, with the figures; past 64 even 2^K
+   * overflows every index type. */
+  if (k > 64)
+    return pm_tool_error(tool, "%s %s: each refinement doubles (1D) or quadruples (2D) the mesh: at most 64", opt, v);
+  ((params_t *)ctx)->refine = (int)k;
+  return 0;
+}
+
 static int opt_smoother(void *ctx, const char *opt, const char *v) {
   pm_amg_smoother_t sm;
   if (pm_amg_smoother_parse(v, &sm)) return pm_tool_error(tool, "%s: %s", opt, pm_error_message());
@@ -160,8 +173,18 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
        "                         (structured grids partitioned with --halo edge)\n",
        0},
-      {"--precond", C, &p->precond, 0, 0, "none|jacobi|amg", NULL,
-       "  --precond none|jacobi|amg  preconditioner (default jacobi; amg: smoothed aggregation)\n", 0},
+      {"--precond", C, &p->precond, 0, 0, "none|jacobi|amg|mg", NULL,
+       "  --precond none|jacobi|amg|mg  preconditioner (default jacobi; amg: smoothed aggregation;\n"
+       "                         mg: geometric multigrid over the --refine levels, AMG below them)\n",
+       0},
+      {"--refine", X, NULL, 0, 0, NULL, opt_refine,
+       "  --refine K             refine the partition uniformly K times in parallel after loading\n"
+       "                         (default 0); the run and its result are the fine mesh's\n",
+       0},
+      {"--dump-local", S, p->dump_local, 0, PATH_LEN, NULL, NULL,
+       "  --dump-local DIR       write the (refined) local meshes and partition.meta to DIR\n"
+       "                         (partition --check DIR validates them), then run\n",
+       0},
       {"--amg-threshold", D, &p->amg_threshold, -1e300, 1e300, NULL, NULL,
        "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n", 0},
       {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
@@ -295,10 +318,20 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
                            "value, the identity): use --mass lumped, the default for fdm5");
     p->mass = PM_MASS_LUMPED;
   }
+  if (p->precond == PRECOND_MG && p->refine < 1)
+    return pm_tool_error(tool,
+                         "--precond mg needs --refine K with K >= 1: its levels are the partition as loaded and its "
+                         "K uniform refinements (on the partition as loaded use --precond amg)");
   if (p->initial[0] && p->initial_value[0])
     return pm_tool_error(tool, "--initial and --initial-value exclude each other: give one");
   if (!p->initial[0] && (set_field || set_step))
     return pm_tool_error(tool, "%s needs --initial FILE.h5", set_field ? "--initial-field" : "--initial-step");
+  /* A refined dump over the partition it was made from would replace the coarse partition. */
+  struct stat sd, sp;
+  if (p->dump_local[0] && stat(p->dump_local, &sd) == 0 && stat(p->dir, &sp) == 0 && sd.st_dev == sp.st_dev &&
+      sd.st_ino == sp.st_ino)
+    return pm_tool_error(tool, "--dump-local %s is the partition solve reads (-p %s): give another directory",
+                         p->dump_local, p->dir);
   /* XDMF beside the HDF5 file. */
   size_t len = strlen(p->out_h5);
   if (len < 3 || strcmp(p->out_h5 + len - 3, ".h5") != 0)
@@ -382,12 +415,12 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
     pm_tool_report(tool, ierr);
     goto done;
   }
-  if (p->precond == PRECOND_AMG) {
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
     solve_amg_options(p, &ao);
     if (pm_amg_options_check(&ao)) {
-      pm_tool_error(
-          tool, "--precond amg: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse, --amg-rows-per-rank)",
-          pm_error_message());
+      pm_tool_error(tool,
+                    "--precond %s: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse, --amg-rows-per-rank)",
+                    p->precond == PRECOND_MG ? "mg" : "amg", pm_error_message());
       goto done;
     }
   }

@@ -89,12 +89,18 @@ int pm_refine(MPI_Comm comm, int levels, pm_local_t **local);
  *  Not collective. */
 uint64_t pm_refine_fingerprint(uint64_t coarse);
 
+/** The partition metadata of a refined partition: `meta_in` (the coarse partition's: source,
+ *  method, seed, groups) with the local meshes' global counts and dimension, the fine partition
+ *  fingerprint (fine->fingerprint), the mesh fingerprint (pm_fingerprint_local) and halo
+ *  "element" (the coarse one kept when `fine` is the coarse partition itself, 0 levels).
+ *  @param[out] meta  new metadata owning its strings; free with pm_meta_destroy()
+ *  Collective on comm. */
+int pm_refine_meta(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, pm_meta_t **meta);
+
 /** Write this rank's (refined) local mesh to DIR/local.R and, on rank 0, DIR/partition.meta
- *  filled from `meta_in` (the coarse partition's metadata: source, method, seed, groups) with
- *  the local meshes' counts, dimension, fingerprint, the mesh fingerprint and halo "element"
- *  (the coarse one kept when `fine` is the coarse partition itself, 0 levels),
- *  so that `partition --check DIR` validates the refined partition.  DIR is created if missing;
- *  files are written through temporary names.  Collective on comm. */
+ *  made by pm_refine_meta() from `meta_in`, so that `partition --check DIR` validates the
+ *  refined partition.  DIR is created if missing; files are written through temporary names.
+ *  Collective on comm. */
 int pm_refine_dump(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, const char *dir);
 
 #ifdef __cplusplus

@@ -17,3 +17,21 @@ sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$P
 sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p 3 r ||
   fail "memory"
 [ ! -e r ] || fail "a refused refinement wrote r/"
+# The same through solve --refine: refused before anything is written, with the figures.
+sh "$EXPECT_FAIL" "--refine -1: the number of uniform refinements must be 0 (none) or more" 30 \
+  "$MPIEXEC" -n 2 "$SOLVE" -p p --refine -1 -o s.h5 || fail "solve --refine -1"
+sh "$EXPECT_FAIL" "--refine 65: each refinement doubles (1D) or quadruples (2D) the mesh: at most 64" 30 \
+  "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 65 -o s.h5 || fail "solve --refine 65"
+sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 14 -o s.h5 \
+  --dump-local sr || fail "solve --refine 14"
+sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 3 \
+  -o s.h5 --dump-local sr || fail "solve --refine 3 in 1 MB"
+sh "$EXPECT_FAIL" "--precond mg needs --refine K with K >= 1" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --precond mg -o s.h5 ||
+  fail "solve --precond mg without --refine"
+sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --refine 1 -o s.h5 ||
+  fail "solve --refine of an edge-halo partition"
+[ ! -e s.h5 ] && [ ! -e sr ] || fail "a refused refinement wrote a result or a dump"
+# A dump over the partition being read would replace it.
+sh "$EXPECT_FAIL" "is the partition solve reads" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 1 --dump-local ./p/ ||
+  fail "solve --dump-local over its own partition"
+"$PARTITION" --check p > /dev/null || fail "the partition was changed by a refused dump"

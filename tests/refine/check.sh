@@ -1,5 +1,6 @@
 # refine/check.sh MESH METHOD: the mesh partitioned at np = 1, 2, 3, 4, 8, every local mesh
-# refined K = 1, 2 times in parallel (refine_dump): each refined partition passes
+# refined K = 1, 2 times in parallel by `solve --refine K --dump-local DIR` (which then solves on
+# it, with the geometric multigrid over the levels): each refined partition passes
 # `partition --check` (one owner per node, mutual tables, element owners, mesh fingerprint),
 # its global counts are the independent ones (V + E + Q nodes, 4^K or 2^K times the elements),
 # and its refined nodes (tag, index, coordinates, owner-independent) are the same for every np.
@@ -16,7 +17,8 @@ counts=$("$PMESH_TESTBIN/refine_counts" "$mesh")
 for np in 1 2 3 4 8; do
   "$PARTITION" "$mesh" $np --method "$method" -o p.$np --quiet
   for K in 1 2; do
-    "$MPIEXEC" -n $np "$PMESH_TESTBIN/refine_dump" p.$np $K r.$np.$K || fail "refine_dump np $np K $K"
+    "$MPIEXEC" -n $np "$SOLVE" -p p.$np --refine $K --dump-local r.$np.$K --precond mg --no-output > s.out ||
+      fail "solve --refine $K --dump-local at np $np: $(cat s.out)"
     out=$("$PARTITION" --check r.$np.$K) || fail "partition --check of $mesh np $np K $K: $out"
     want=$(echo "$counts" | sed -n "$((K + 1))p")
     got=$(echo "$out" | sed -n 's/.*: ok: [0-9]* parts, \([0-9]*\) nodes, \([0-9]*\) elements.*/\1 \2/p')

@@ -1,0 +1,122 @@
+# refine/solve.sh CASE: solve --refine K runs on the refined mesh (the partition refined in
+# parallel after loading), checked against expectations from outside the code:
+#   invariance  the result of --refine 2 (mesh datasets byte for byte, u to 1e-10) is the same
+#               file for np = 1, 2, 3, 8; it has the independently counted refined mesh and
+#               the mesh fingerprint of the refined partition's metadata (--dump-local)
+#   mms         a manufactured solution on the bundled mixed mesh over K = 0..3: the L2 error
+#               falls by 4 per refinement (order 2 +- 0.1) with --precond amg and with --precond
+#               mg; mg and amg give the same solution; MG's iterations stay <= 15 and within 2
+#               of each other across K (a broken transfer takes many more)
+#   bar         the lecture's 1D bar refined: the exact quadratic at every node, np 1..4, K 1, 3
+#   restart     a transient refined run of 20 steps equals 10 steps plus a restart of 10 from
+#               the written series at other rank counts; a steady refined result restarts at
+#               another np in 0 or 1 iterations; a result of another K is refused
+. "$PMESH_TESTS/partition/common.sh"
+PY=python3
+$PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
+NUMDIFF="$PMESH_TESTBIN/numdiff"
+case $1 in
+invariance)
+  mesh="$PMESH_MESHES/mixed.msh"
+  want=$("$PMESH_TESTBIN/refine_counts" "$mesh" | sed -n 3p) # nodes, elements after 2 refinements
+  for np in 1 2 3 8; do
+    "$PARTITION" "$mesh" $np -o p.$np --quiet
+    "$MPIEXEC" -n $np "$SOLVE" -p p.$np --refine 2 --precond mg --source '1+x*y' --rtol 1e-12 -o r.$np.h5 \
+      --dump-solution d.$np --dump-local l.$np > out.$np || fail "np $np: $(cat out.$np)"
+    same=""
+    [ $np -gt 1 ] && same="--same-as r.1.h5"
+    $PY "$PMESH_TESTS/solve/check_result.py" r.$np.h5 d.$np $np $same || fail "refined result at np $np"
+    fp=$(sed -n 's/^mesh_fingerprint //p' l.$np/partition.meta)
+    $PY - r.$np.h5 "$fp" "$want" << 'EOF' || fail "refined result at np $np: counts or fingerprint"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+nodes, elems = (int(v) for v in sys.argv[3].split())
+got = (f["mesh/coordinates"].shape[0], int(f.attrs["global_elems"]), int(f.attrs["refine"]))
+if got != (nodes, elems, 2):
+    sys.exit(f"nodes, elements, refine {got}: expected {(nodes, elems, 2)}")
+if int(f.attrs["mesh_fingerprint"]) != int(sys.argv[2], 16):
+    sys.exit(f"mesh fingerprint {int(f.attrs['mesh_fingerprint']):016x}, partition.meta {sys.argv[2]}")
+EOF
+  done
+  echo "mixed.msh --refine 2: the same result at np 1 2 3 8 ($want nodes, elements)"
+  ;;
+mms)
+  # u = sin(3x) cos(2y): order 2.05, 2.02, 2.01 on mixed.msh.
+  "$PARTITION" "$PMESH_MESHES/mixed.msh" 3 -o p --quiet
+  u='sin(3*x)*cos(2*y)'
+  for K in 0 1 2 3; do
+    for pc in amg mg; do
+      [ $K = 0 ] && [ $pc = mg ] && continue
+      "$MPIEXEC" -n 3 "$SOLVE" -p p --refine $K --precond $pc --source "13*$u" --dirichlet "boundary=$u" \
+        --exact "$u" --rtol 1e-12 --monitor 1 --no-output --dump-solution u.$pc.$K > o.$pc.$K ||
+        fail "K $K $pc: $(cat o.$pc.$K)"
+      sed -n 's/^error against .* L2 //p' o.$pc.$K > e.$pc.$K
+      cat u.$pc.$K.* | sort -n > s.$pc.$K
+    done
+    if [ $K -gt 0 ]; then
+      "$NUMDIFF" 0 1e-9 s.amg.$K s.mg.$K || fail "K $K: --precond mg and amg give different solutions"
+      # MG's iterations to 1e-8 (the issue's bound), from the residual history.
+      awk '/^cg: iteration/ && $NF <= 1e-8 { print $3; exit }' o.mg.$K > n.$K
+      [ -s n.$K ] || fail "K $K: mg did not reach 1e-8: $(grep '^cg: [^i]' o.mg.$K)"
+    fi
+  done
+  for pc in amg mg; do
+    first=0
+    [ $pc = mg ] && first=1
+    cat $(seq -f "e.$pc.%g" $first 3) | awk -v pc=$pc '{ e[NR] = $1 }
+      END { if (NR < 3) { print pc ": " NR " errors"; exit 1 }
+            for (i = 2; i <= NR; i++) { p = log(e[i - 1] / e[i]) / log(2); printf "%s: order %.3f\n", pc, p
+              if (p < 1.9 || p > 2.1) bad = 1 }
+            exit bad }' || fail "--precond $pc: the error does not fall as h^2"
+  done
+  its=$(cat n.1 n.2 n.3 | tr '\n' ' ')
+  echo "mg iterations to 1e-8 for K = 1 2 3: $its"
+  echo "$its" | awk '{ mn = $1; mx = $1; for (i = 1; i <= NF; i++) { mn = $i < mn ? $i : mn; mx = $i > mx ? $i : mx }
+    exit !(NF == 3 && mx <= 15 && mx - mn <= 2) }' || fail "mg iterations $its: not <= 15 and within 2"
+  ;;
+bar)
+  # The lecture's bar: NE = 15 of length 1, T(x) = -x^2/2 + 15 x, exact at the nodes of P1.
+  "$MESHGEN" line 15 1.0 -o bar.msh > /dev/null
+  for np in 1 2 3 4; do
+    "$PARTITION" bar.msh $np --method rcb -o p.$np --quiet
+    for run in 1:amg 3:mg; do
+      K=${run%:*} pc=${run#*:}
+      "$MPIEXEC" -n $np "$SOLVE" --no-output -p p.$np --refine $K --precond $pc --dirichlet xmin=0 --source 1 \
+        --rtol 1e-12 --dump-solution u.$np > out.txt || fail "np $np K $K $pc: $(cat out.txt)"
+      cat u.$np.* | awk -v n=$((15 * (1 << K) + 1)) '{ x = $2; T = -x * x / 2 + 15 * x; d = $4 - T
+          if (d < 0) d = -d; if (d > 1e-10 * (T > 1 ? T : 1)) { print "node " $1 " x=" x ": " $4 " != " T; bad = 1 }
+          m++ }
+        END { if (m != n) { print m " nodes, expected " n; bad = 1 } exit bad }' || fail "np $np K $K $pc"
+    done
+  done
+  echo "the lecture's bar refined once (amg) and 3 times (mg): exact at every node, np 1..4"
+  ;;
+restart)
+  CHECK="$PMESH_TESTS/solve/check_transient.py"
+  "$MESHGEN" grid 9 9 1 1 -o plate.msh > /dev/null
+  for np in 2 3 4; do "$PARTITION" plate.msh $np -o p.$np --quiet; done
+  run() { # np output.h5 steps [options]
+    np=$1; out=$2; steps=$3; shift 3
+    "$MPIEXEC" -n $np "$SOLVE" -p p.$np --refine 1 --precond mg -o $out --source '1+x' --dt 0.01 --steps $steps \
+      --rtol 1e-12 "$@" > $out.out || fail "$out: $(cat $out.out)"
+  }
+  run 3 full.h5 20 --every 5
+  $PY "$CHECK" series full.h5 20 0.01 5 || fail "the refined transient series"
+  run 4 half.h5 10 --every 5
+  run 2 rest.h5 10 --initial half.h5
+  $PY "$CHECK" compare rest.h5 full.h5 1e-10 || fail "4 -> 2 refined restart differs from the uninterrupted run"
+  if $PY "$CHECK" compare half.h5 full.h5 1e-3 > /dev/null; then fail "10 and 20 steps agree"; fi
+  # Steady: a refined result read back at another np as the initial guess.
+  "$MPIEXEC" -n 3 "$SOLVE" -p p.3 --refine 2 --precond mg --source '1+x' --rtol 1e-10 -o steady.h5 > s1.out ||
+    fail "steady: $(cat s1.out)"
+  "$MPIEXEC" -n 2 "$SOLVE" -p p.2 --refine 2 --precond mg --source '1+x' --rtol 1e-10 --initial steady.h5 \
+    -o again.h5 > s2.out || fail "steady restart: $(cat s2.out)"
+  grep -Eq "converged after [01] iterations" s2.out || fail "steady restart: $(grep '^cg' s2.out)"
+  $PY "$CHECK" compare again.h5 steady.h5 1e-9 || fail "steady restart changed the solution"
+  # Another refinement is another mesh.
+  sh "$EXPECT_FAIL" "written for another mesh" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p.2 --refine 1 --initial steady.h5 \
+    -o o.h5 || fail "a result of --refine 2 read at --refine 1"
+  echo "refined transient, restart 4 -> 2 ranks, steady restart 3 -> 2, other K refused"
+  ;;
+*) fail "unknown case '$1'" ;;
+esac

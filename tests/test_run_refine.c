@@ -1,0 +1,174 @@
+/* test_run_refine.c - pm_partition_refine, pm_partition_create_mg and pm_partition_dump (pm_run.h)
+ * on a partition directory written by `partition` (one part per rank), under mpiexec.
+ *
+ *   test_run_refine PARTDIR OUTDIR
+ *
+ * Checks:
+ *  - an unrefined partition has no multigrid levels (PM_ERR_ARG); a negative count, too little
+ *    memory (PMESH_REFINE_MEMORY) and keeping levels after a refinement that did not keep them
+ *    are refused on every rank and leave the partition as it was;
+ *  - refining once without keeping the levels gives the local mesh pm_refine gives (sizes and
+ *    global ids), the metadata of pm_refine_meta (counts summed over the ranks, partition
+ *    fingerprint pm_refine_fingerprint of the loaded one, the mesh fingerprint);
+ *  - 1 + 1 refinements keeping the levels equal 2 at once: the same meshes, levels, parents;
+ *    level_mesh[levels] is local and level_mesh[0] the partition as loaded;
+ *  - CG + the partition's MG and CG + AMG solve the same problem on it to the same solution,
+ *    MG in at most 15 iterations;
+ *  - a dump loads back as a partition with the refined mesh and the refined metadata. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmesh/pm_comm.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_run.h"
+#include "tu_check.h"
+
+static int g_rank, g_fail;
+
+static pm_partition_t *load(MPI_Comm comm, const char *dir) {
+  pm_partition_t *p = NULL;
+  OK(pm_partition_load(comm, dir, pm_exchange_default(), &p));
+  return p;
+}
+
+/* The same mesh: sizes and global ids of every node. */
+static int same_local(const pm_local_t *a, const pm_local_t *b) {
+  return a->n_internal == b->n_internal && a->n_total == b->n_total && a->n_elems == b->n_elems &&
+         memcmp(a->gid, b->gid, (size_t)a->n_total * sizeof *a->gid) == 0 &&
+         memcmp(a->xyz, b->xyz, 3 * (size_t)a->n_total * sizeof *a->xyz) == 0;
+}
+
+/* A refusal: every rank fails, and the partition keeps its mesh, metadata and levels. */
+static void refused(pm_partition_t *p, int levels, int keep, const char *what) {
+  const pm_local_t *local = p->local;
+  const pm_meta_t *meta = p->meta;
+  int before = p->levels;
+  pm_error_clear();
+  int ierr = pm_partition_refine(p, levels, keep);
+  EXPECT(ierr != PM_OK, "%s: accepted", what);
+  EXPECT(p->local == local && p->meta == meta && p->levels == before, "%s: the partition changed", what);
+  if (g_rank == 0 && ierr != PM_ERR_REMOTE) printf("refused as it should be (%s): %s\n", what, pm_error_message());
+}
+
+/* -lap u = 1 with u = 0 on the boundary: solution and iterations with pc. */
+static int solve(const pm_partition_t *p, pm_pc_t *pc, double *u) {
+  pm_problem_t *prob = NULL;
+  pm_run_result_t res;
+  pm_run_options_t opt = pm_run_options_default();
+  opt.cg.rtol = 1e-12;
+  OK(pm_problem_create(&prob));
+  OK(pm_problem_set_source(prob, NULL, pm_value_expr("1")));
+  OK(pm_problem_add_dirichlet(prob, "boundary", pm_value_expr("0")));
+  OK(pm_run_steady(p, prob, pc, &opt, u, &res));
+  pm_problem_destroy(&prob);
+  EXPECT(res.converged, "CG + %s did not converge", pm_pc_name(pc));
+  return res.cg.iterations;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm, &g_rank);
+  if (argc != 3) {
+    if (g_rank == 0) fprintf(stderr, "usage: test_run_refine PARTDIR OUTDIR\n");
+    MPI_Finalize();
+    return 2;
+  }
+  pm_partition_t *a = load(comm, argv[1]), *b = load(comm, argv[1]), *c = load(comm, argv[1]);
+  pm_pc_t *pc = NULL;
+  uint64_t fp0 = a->meta->fingerprint;
+
+  /* Refusals. */
+  EXPECT(pm_partition_create_mg(a, NULL, &pc) == PM_ERR_ARG && !pc, "multigrid on an unrefined partition");
+  refused(a, -1, 0, "-1 levels");
+  setenv("PMESH_REFINE_MEMORY", "1000", 1);
+  refused(a, 2, 1, "2 levels in 1000 bytes");
+  unsetenv("PMESH_REFINE_MEMORY");
+
+  /* Once, without the levels: pm_refine's mesh, pm_refine_meta's metadata. */
+  char path[4400];
+  pm_local_t *ref = NULL;
+  OK(pm_local_path(argv[1], g_rank, path, sizeof path));
+  OK(pm_local_read(path, g_rank, &ref));
+  OK(pm_refine(comm, 1, &ref));
+  OK(pm_partition_refine(a, 1, 0));
+  EXPECT(a->levels == 1 && !a->level_mesh && !a->level_parents, "1 level not kept: levels %d", a->levels);
+  EXPECT(same_local(a->local, ref), "pm_partition_refine's mesh differs from pm_refine's");
+  int64_t mine[2] = {a->local->n_internal, 0}, all[2];
+  for (int32_t e = 0; e < a->local->n_elems; e++) mine[1] += a->local->elem_owner[e] == g_rank;
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
+  EXPECT(a->meta->global_nodes == all[0] && a->meta->global_elems == all[1],
+         "metadata: %lld nodes, %lld elements; the ranks own %lld, %lld", (long long)a->meta->global_nodes,
+         (long long)a->meta->global_elems, (long long)all[0], (long long)all[1]);
+  EXPECT(a->meta->fingerprint == pm_refine_fingerprint(fp0) && a->local->fingerprint == a->meta->fingerprint,
+         "partition fingerprint");
+  EXPECT(a->meta->has_mesh_fingerprint && a->meta->mesh_fingerprint != b->meta->mesh_fingerprint,
+         "the refined mesh's fingerprint");
+  EXPECT(pm_halo_n_total(a->halo) == a->local->n_total, "the halo is the refined mesh's");
+  refused(a, 1, 1, "keeping levels after a refinement without them");
+  EXPECT(pm_partition_create_mg(a, NULL, &pc) == PM_ERR_ARG && !pc, "multigrid without kept levels");
+
+  /* 1 + 1 kept levels equal 2 at once. */
+  OK(pm_partition_refine(b, 1, 1));
+  OK(pm_partition_refine(b, 1, 1));
+  OK(pm_partition_refine(c, 2, 1));
+  EXPECT(b->levels == 2 && c->levels == 2 && b->level_mesh[2] == b->local && c->level_mesh[2] == c->local,
+         "kept levels: %d and %d", b->levels, c->levels);
+  for (int k = 0; k <= 2; k++) EXPECT(same_local(b->level_mesh[k], c->level_mesh[k]), "level %d differs", k);
+  EXPECT(same_local(b->level_mesh[1], a->local), "level 1 is not the mesh refined once");
+  EXPECT(b->level_mesh[0]->fingerprint == fp0, "level 0 is not the partition as loaded");
+  for (int k = 0; k < 2; k++) {
+    const pm_refine_parents_t *x = b->level_parents[k], *y = c->level_parents[k];
+    EXPECT(x->n == y->n && x->n == b->level_mesh[k + 1]->n_total + b->level_mesh[k + 1]->n_aux &&
+               memcmp(x->ptr, y->ptr, ((size_t)x->n + 1) * sizeof *x->ptr) == 0 &&
+               memcmp(x->node, y->node, (size_t)x->ptr[x->n] * sizeof *x->node) == 0,
+           "parents of level %d", k + 1);
+  }
+  EXPECT(b->meta->mesh_fingerprint == c->meta->mesh_fingerprint && b->meta->global_nodes == c->meta->global_nodes,
+         "metadata of 1 + 1 and 2 levels");
+
+  /* MG over the kept levels against AMG. */
+  size_t nt = (size_t)c->local->n_total + 1;
+  double *um = calloc(nt, sizeof *um), *ua = calloc(nt, sizeof *ua);
+  OK(pm_partition_create_mg(c, NULL, &pc));
+  int it_mg = solve(c, pc, um);
+  pm_pc_destroy(&pc);
+  OK(pm_pc_create_amg(NULL, &pc));
+  solve(c, pc, ua);
+  pm_pc_destroy(&pc);
+  double d[2] = {0, 0};
+  for (int32_t i = 0; i < c->local->n_internal; i++) {
+    d[0] = fmax(d[0], fabs(um[i] - ua[i]));
+    d[1] = fmax(d[1], fabs(ua[i]));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_DOUBLE, MPI_MAX, comm);
+  EXPECT(d[1] > 0 && d[0] <= 1e-9 * d[1], "MG and AMG solutions differ by %g (max |u| %g)", d[0], d[1]);
+  EXPECT(it_mg <= 15, "CG + MG took %d iterations", it_mg);
+  if (g_rank == 0) printf("2 levels: CG + MG %d iterations, |u_mg - u_amg| %.2e\n", it_mg, d[0]);
+
+  /* A dump loads back as the refined partition. */
+  OK(pm_partition_dump(c, argv[2]));
+  pm_partition_t *back = load(comm, argv[2]);
+  EXPECT(same_local(back->local, c->local) && back->meta->fingerprint == c->meta->fingerprint &&
+             back->meta->mesh_fingerprint == c->meta->mesh_fingerprint &&
+             back->meta->global_nodes == c->meta->global_nodes,
+         "the dump loads back otherwise");
+
+  pm_partition_destroy(&back);
+  free(um);
+  free(ua);
+  pm_local_destroy(&ref);
+  pm_partition_destroy(&a);
+  pm_partition_destroy(&b);
+  pm_partition_destroy(&c);
+  pm_partition_destroy(&c); /* NULL-safe */
+  MPI_Allreduce(MPI_IN_PLACE, &g_fail, 1, MPI_INT, MPI_SUM, comm);
+  if (g_rank == 0) printf("test_run_refine: %s\n", g_fail ? "FAILED" : "ok");
+  MPI_Finalize();
+  return g_fail ? EXIT_FAILURE : EXIT_SUCCESS;
+}

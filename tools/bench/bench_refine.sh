@@ -1,0 +1,90 @@
+#!/bin/sh
+# Parallel refinement benchmark (run by hand on a quiet machine, not in CI).  On a mesh
+# partitioned into NP parts (default: the ~1M-node triangle mesh of meshes/big_square.geo, 2):
+#  - solve --refine K --precond mg for K in KS (default 1 2 3), to 1e-8, with the result
+#    written: wall time of the job (mpiexec to exit), solve's own stages from --summary (load,
+#    refine, assembly, solve with its set-up, output, total = load to written result), MG
+#    iterations, peak RSS of every rank (GNU time) and their sum per fine unknown;
+#  - the serial route to the K = 2 problem (SERIAL=1, the default): gmsh -refine twice on the
+#    mesh, partition, solve --precond amg at NP ranks; the wall time of each step and in total,
+#    the largest process's peak RSS, and the ratios against --refine 2 --precond mg.
+#   sh tools/bench/bench_refine.sh BUILD_DIR [MESH]
+# Environment: NP (2), KS ("1 2 3"), SERIAL (1), BENCH_DIR (/tmp/pmesh-bench-refine), RTOL (1e-8).
+# MESH defaults to $BIG or /tmp/big.msh, made when missing (gmsh -2 meshes/big_square.geo
+# -format msh41 -bin; minutes).  The serial route needs gmsh; K = 3 of the big mesh needs ~20 GB.
+set -eu
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+mesh=${2:-${BIG:-/tmp/big.msh}}
+np=${NP:-2}
+ks=${KS:-1 2 3}
+rtol=${RTOL:-1e-8}
+work=${BENCH_DIR:-/tmp/pmesh-bench-refine}
+if [ ! -f "$mesh" ]; then
+  echo "making $mesh with gmsh (minutes)"
+  gmsh -2 "$here/../../meshes/big_square.geo" -format msh41 -bin -o "$mesh" > /dev/null
+fi
+mesh=$(cd "$(dirname "$mesh")" && pwd)/$(basename "$mesh")
+mkdir -p "$work" && cd "$work"
+now() { date +%s.%N; }
+field() { sed -n "s/.*\"$1\": \\([0-9.e+-]*\\).*/\\1/p" "$2" | head -1; }
+# GNU time's "RSS <kB>" lines: every process's, the sum, the largest.
+rss_list() { awk '/^RSS / { printf "%s%.0f", (n++ ? " " : ""), $2 / 1024 } END { if (!n) printf "-" }' "$1"; }
+rss_sum() { awk '/^RSS / { s += $2 } END { print s * 1024 }' "$1"; }
+rss_max() { awk '/^RSS / { if ($2 > m) m = $2 } END { print m * 1024 }' "$1"; }
+
+t=$(now)
+/usr/bin/time -f "RSS %M" "$build/partition" "$mesh" $np -o part.$np --quiet 2> t.part
+tpart=$(echo "$(now) $t" | awk '{ printf "%.2f", $1 - $2 }')
+echo "mesh $mesh: partitioned into $np in $tpart s ($(rss_max t.part | awk '{ printf "%.0f", $1 / 2^20 }') MB)"
+printf '%-3s %10s %3s | %7s | %-58s | %-16s %s\n' K unknowns it "wall s" \
+  "solve's seconds: load refine assembly solve(setup) output total" "RSS MB per rank" "bytes/unknown"
+for K in $ks; do
+  t=$(now)
+  status=ok
+  mpiexec.mpich -n $np /usr/bin/time -f "RSS %M" "$build/solve" -p part.$np --refine $K --precond mg \
+    --rtol $rtol -o ref$K.h5 --summary s$K.json > o$K.txt 2> t$K.txt || status=FAILED
+  wall=$(echo "$(now) $t" | awk '{ printf "%.2f", $1 - $2 }')
+  if [ $status != ok ]; then
+    echo "K $K: solve failed (o$K.txt, t$K.txt):"
+    grep -v '^RSS' t$K.txt | head -5
+    continue
+  fi
+  echo "$wall" > wall$K
+  n=$(field unknowns s$K.json)
+  awk -v K=$K -v n=$n -v it=$(field iterations s$K.json) -v w=$wall -v l=$(field load s$K.json) \
+    -v r=$(sed -n 's/.*"load": [0-9.e+-]*, "refine": \([0-9.e+-]*\).*/\1/p' s$K.json) -v a=$(field assembly s$K.json) -v s=$(field solve s$K.json) \
+    -v su=$(field solver_setup s$K.json) -v o=$(field output s$K.json) -v tt=$(field total s$K.json) \
+    -v rl="$(rss_list t$K.txt)" -v rs=$(rss_sum t$K.txt) 'BEGIN {
+      printf "%-3d %10d %3d | %7.2f | %6.2f %6.2f %8.2f %6.2f(%5.2f) %6.2f %6.2f    | %-16s %.0f\n", K, n, it, w, l, r,
+        a, s, su, o, tt, rl, rs / n }'
+done
+echo "(wall: mpiexec to exit; total: solve's load to written result; RSS: peak per rank, GNU time)"
+
+[ "${SERIAL:-1}" = 1 ] || exit 0
+command -v gmsh > /dev/null 2>&1 || { echo "serial route skipped: no gmsh"; exit 0; }
+echo "serial route to the --refine 2 problem: gmsh -refine twice, partition, solve --precond amg"
+t0=$(now)
+# Two runs: one gmsh run refines once however often -refine is given.
+/usr/bin/time -f "RSS %M" gmsh "$mesh" -refine -format msh41 -bin -o half.msh > gmsh.log 2> t.gmsh
+/usr/bin/time -f "RSS %M" gmsh half.msh -refine -format msh41 -bin -o fine.msh >> gmsh.log 2>> t.gmsh
+t1=$(now)
+/usr/bin/time -f "RSS %M" "$build/partition" fine.msh $np -o fine.$np --quiet 2> t.fpart
+t2=$(now)
+mpiexec.mpich -n $np /usr/bin/time -f "RSS %M" "$build/solve" -p fine.$np --precond amg --rtol $rtol -o serial.h5 \
+  --summary ss.json > os.txt 2> t.ssolve
+t3=$(now)
+cat t.gmsh t.fpart t.ssolve > t.serial
+big_serial=$(rss_max t.serial)
+awk -v g=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') -v p=$(echo "$t2 $t1" | awk '{ print $1 - $2 }') \
+  -v s=$(echo "$t3 $t2" | awk '{ print $1 - $2 }') -v gm=$(rss_max t.gmsh) -v pm=$(rss_max t.fpart) \
+  -v sm=$(rss_max t.ssolve) -v n=$(field unknowns ss.json) -v it=$(field iterations ss.json) 'BEGIN {
+    printf "gmsh -refine x2 %.2f s (%.0f MB), partition %.2f s (%.0f MB), solve %.2f s (%d unknowns, %d amg iterations, largest rank %.0f MB): total %.2f s\n",
+      g, gm / 2^20, p, pm / 2^20, s, n, it, sm / 2^20, g + p + s }'
+if [ -f wall2 ]; then
+  # The refined route end to end: the coarse partition and the solve job.
+  awk -v serial=$(echo "$t3 $t0" | awk '{ print $1 - $2 }') -v ref=$(cat wall2) -v tp=$tpart -v bs=$big_serial \
+    -v br=$(cat t.part t2.txt | rss_max /dev/stdin) 'BEGIN {
+      printf "--refine 2 --precond mg (partition %.2f s + solve %.2f s) against the serial route: %.1fx faster end to end (%.2f s against %.2f s), largest process %.1fx lighter (%.0f MB against %.0f MB)\n",
+        tp, ref, serial / (tp + ref), tp + ref, serial, bs / br, br / 2^20, bs / 2^20 }'
+fi
