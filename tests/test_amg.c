@@ -271,7 +271,7 @@ static void test_agglom_mesh(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo, 
   int size;
   MPI_Comm_size(comm, &size);
   int32_t n = a->n, np = a->ncol;
-  pm_cg_options_t opt = {1e-10, 10000, 0, NULL};
+  pm_cg_options_t opt = {.rtol = 1e-10, .maxit = 10000};
   pm_amg_options_t ao;
   pm_amg_options_default(&ao);
   ao.coarse_size = coarse_size;
@@ -391,7 +391,7 @@ static void test_agglom_1d(MPI_Comm comm) {
     b[i] = a->d[i] * ue[i];
     for (int32_t k = a->index[i]; k < a->index[i + 1]; k++) b[i] += a->amat[k] * ue[a->item[k]];
   }
-  pm_cg_options_t opt = {1e-12, 1000, 0, NULL};
+  pm_cg_options_t opt = {.rtol = 1e-12, .maxit = 1000};
   pm_amg_options_t ao;
   pm_amg_options_default(&ao);
   ao.coarse_size = 10;
