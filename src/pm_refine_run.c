@@ -80,6 +80,10 @@ static double mem_available(void) {
 }
 
 int pm_refine_check(MPI_Comm comm, const pm_local_t *c, int levels) {
+  return pm_refine_check_run(comm, c, levels, 0.0);
+}
+
+int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double run_bytes) {
   int rank, ierr = PM_OK;
   MPI_Comm_rank(comm, &rank);
   pm_refine_estimate_t est = {0};
@@ -89,6 +93,7 @@ int pm_refine_check(MPI_Comm comm, const pm_local_t *c, int levels) {
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: no local mesh to refine", rank);
   } else {
     pm_refine_estimate(c, levels, &est);
+    est.bytes += run_bytes * est.nodes;
     double lim = (double)INT32_MAX;
     if (est.elem_nodes > lim || est.nodes > lim)
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
@@ -129,10 +134,11 @@ int pm_refine_check(MPI_Comm comm, const pm_local_t *c, int levels) {
   double avail = mem_available();
   if (avail > 0 && need > avail)
     ierr = pm_error_set(PM_ERR_MEMORY, __FILE__, __LINE__,
-                        "refining %d times needs about %.3g GB on the machine of rank %d (%.0f ranks there, this one "
+                        "refining %d times%s needs about %.3g GB on the machine of rank %d (%.0f ranks there, this one "
                         "%.3g GB for %.3g elements) but only %.3g GB are available; refine fewer times or use more "
                         "machines",
-                        levels, need / 1e9, rank, nranks, est.bytes / 1e9, est.elems, avail / 1e9);
+                        levels, run_bytes > 0 ? " and running on the fine mesh" : "", need / 1e9, rank, nranks,
+                        est.bytes / 1e9, est.elems, avail / 1e9);
   PM_CALL(pm_comm_agree(comm, ierr));
   return PM_OK;
 }

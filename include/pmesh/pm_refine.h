@@ -80,6 +80,11 @@ void pm_refine_estimate(const pm_local_t *coarse, int levels, pm_refine_estimate
  *  message gives the figures.  Collective on comm. */
 int pm_refine_check(MPI_Comm comm, const pm_local_t *coarse, int levels);
 
+/** pm_refine_check counting also `run_bytes` per fine node that the caller will hold besides the
+ *  mesh (matrix, vectors, preconditioner, output buffers); 0: the refinement alone.  Collective
+ *  on comm. */
+int pm_refine_check_run(MPI_Comm comm, const pm_local_t *coarse, int levels, double run_bytes);
+
 /** Refine `levels` times (0: nothing changes): *local is replaced by its refinement (the coarse
  *  mesh is freed); on failure *local is left unchanged.  Runs pm_refine_check first.
  *  Collective on comm. */

@@ -9,7 +9,9 @@
 #    mesh, partition, solve --precond amg at NP ranks; the wall time of each step and in total,
 #    the largest process's peak RSS, and the ratios against --refine 2 --precond mg.
 #   sh tools/bench/bench_refine.sh BUILD_DIR [MESH]
-# Environment: NP (2), KS ("1 2 3"), SERIAL (1), BENCH_DIR (/tmp/pmesh-bench-refine), RTOL (1e-8).
+# Environment: NP (2), KS ("1 2 3"), SERIAL (1), BENCH_DIR (/tmp/pmesh-bench-refine), RTOL (1e-8),
+# ORDER (hilbert: partition --order, both routes), FINE (an already refined .msh: the serial route
+# then skips gmsh, and its time is a lower bound).
 # MESH defaults to $BIG or /tmp/big.msh, made when missing (gmsh -2 meshes/big_square.geo
 # -format msh41 -bin; minutes).  The serial route needs gmsh; K = 3 of the big mesh needs ~20 GB.
 set -eu
@@ -34,7 +36,8 @@ rss_sum() { awk '/^RSS / { s += $2 } END { print s * 1024 }' "$1"; }
 rss_max() { awk '/^RSS / { if ($2 > m) m = $2 } END { print m * 1024 }' "$1"; }
 
 t=$(now)
-/usr/bin/time -f "RSS %M" "$build/partition" "$mesh" $np -o part.$np --quiet 2> t.part
+order=${ORDER:-hilbert}
+/usr/bin/time -f "RSS %M" "$build/partition" "$mesh" $np --order $order -o part.$np --quiet 2> t.part
 tpart=$(echo "$(now) $t" | awk '{ printf "%.2f", $1 - $2 }')
 echo "mesh $mesh: partitioned into $np in $tpart s ($(rss_max t.part | awk '{ printf "%.0f", $1 / 2^20 }') MB)"
 printf '%-3s %10s %3s | %7s | %-58s | %-16s %s\n' K unknowns it "wall s" \
@@ -66,10 +69,17 @@ command -v gmsh > /dev/null 2>&1 || { echo "serial route skipped: no gmsh"; exit
 echo "serial route to the --refine 2 problem: gmsh -refine twice, partition, solve --precond amg"
 t0=$(now)
 # Two runs: one gmsh run refines once however often -refine is given.
-/usr/bin/time -f "RSS %M" gmsh "$mesh" -refine -format msh41 -bin -o half.msh > gmsh.log 2> t.gmsh
-/usr/bin/time -f "RSS %M" gmsh half.msh -refine -format msh41 -bin -o fine.msh >> gmsh.log 2>> t.gmsh
+fine=fine.msh
+if [ -n "${FINE:-}" ]; then
+  fine=$FINE
+  echo "(gmsh skipped: $FINE given; the serial times below leave gmsh out)"
+  : > t.gmsh
+else
+  /usr/bin/time -f "RSS %M" gmsh "$mesh" -0 -refine -format msh41 -bin -o half.msh > gmsh.log 2> t.gmsh
+  /usr/bin/time -f "RSS %M" gmsh half.msh -0 -refine -format msh41 -bin -o fine.msh >> gmsh.log 2>> t.gmsh
+fi
 t1=$(now)
-/usr/bin/time -f "RSS %M" "$build/partition" fine.msh $np -o fine.$np --quiet 2> t.fpart
+/usr/bin/time -f "RSS %M" "$build/partition" $fine $np --order $order -o fine.$np --quiet 2> t.fpart
 t2=$(now)
 mpiexec.mpich -n $np /usr/bin/time -f "RSS %M" "$build/solve" -p fine.$np --precond amg --rtol $rtol -o serial.h5 \
   --summary ss.json > os.txt 2> t.ssolve
