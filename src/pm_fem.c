@@ -458,6 +458,13 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
 /* The defaults (read only, but the list type is not const). */
 static pm_problem_entry_t default_source = {NULL, {"0", NULL, NULL}}, default_cond = {NULL, {"1", NULL, NULL}};
 
+/* Free an array of n compiled expressions (NULL-safe). */
+static void exprs_free(pm_expr_t **x, int n) {
+  if (x)
+    for (int i = 0; i < n; i++) pm_expr_destroy(&x[i]);
+  free(x);
+}
+
 /* Steady (m == NULL) or backward-Euler assembly with the data at time t, then (when `eliminate`)
  * the symmetric elimination. */
 static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, double t, int eliminate,
@@ -532,12 +539,8 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
   }
   *n_fixed = nf;
 cleanup:
-  if (fx)
-    for (int i = 0; i < src.n; i++) pm_expr_destroy(&fx[i]);
-  if (kx)
-    for (int i = 0; i < cond.n; i++) pm_expr_destroy(&kx[i]);
-  free(fx);
-  free(kx);
+  exprs_free(fx, src.n);
+  exprs_free(kx, cond.n);
   free(fixed);
   return ierr;
 }
@@ -636,12 +639,8 @@ int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f
   PM_TRY(add_neumann(l, pr, t, f));
   PM_TRY(add_robin(l, pr, t, NULL, f, NULL));
 cleanup:
-  if (fx)
-    for (int i = 0; i < src.n; i++) pm_expr_destroy(&fx[i]);
-  if (kx)
-    for (int i = 0; i < cond.n; i++) pm_expr_destroy(&kx[i]);
-  free(fx);
-  free(kx);
+  exprs_free(fx, src.n);
+  exprs_free(kx, cond.n);
   free(fe);
   free(ke);
   return ierr;
