@@ -29,11 +29,14 @@ int pm_amg_aggregate(const pm_csr_t *a, const double *d, double theta, int32_t *
   int32_t n = a->n, k = 0;
   int32_t *join = NULL;
   PM_TRY(PM_MALLOC(join, n + 1, "aggregation"));
-  /* Rows without any strong neighbour (internal or external) stay out. */
+  /* Rows without any off-diagonal (eliminated Dirichlet rows, decoupled nodes) stay out: the
+   * smoother alone solves them.  Any other row is aggregated, even when all its ties are weak:
+   * a row left out is never coarse-corrected, and a threshold above the operator's typical
+   * tie would leave most rows out. */
   for (int32_t i = 0; i < n; i++) {
     agg[i] = LEFT_OUT;
     for (int32_t q = a->index[i]; q < a->index[i + 1]; q++)
-      if (strong(a->amat[q], d[i], d[a->item[q]], theta)) {
+      if (a->amat[q] != 0.0) {
         agg[i] = FREE;
         break;
       }
@@ -74,13 +77,19 @@ int pm_amg_aggregate(const pm_csr_t *a, const double *d, double theta, int32_t *
   }
   for (int32_t i = 0; i < n; i++)
     if (join[i] >= 0) agg[i] = join[i];
-  /* Phase 3: what is left forms aggregates with its free strong neighbours. */
+  /* Phase 3: what is left forms aggregates with its free strong neighbours (a row with only
+   * weak ties: with its free neighbours, so a level whose ties all fall below the threshold
+   * still coarsens). */
   for (int32_t i = 0; i < n; i++) {
     if (agg[i] != FREE) continue;
+    int has_strong = 0;
+    for (int32_t q = a->index[i]; q < a->index[i + 1] && !has_strong; q++)
+      has_strong = strong(a->amat[q], d[i], d[a->item[q]], theta);
     agg[i] = k;
     for (int32_t q = a->index[i]; q < a->index[i + 1]; q++) {
       int32_t j = a->item[q];
-      if (j < n && agg[j] == FREE && strong(a->amat[q], d[i], d[j], theta)) agg[j] = k;
+      if (j < n && agg[j] == FREE && (has_strong ? strong(a->amat[q], d[i], d[j], theta) : a->amat[q] != 0.0))
+        agg[j] = k;
     }
     k++;
   }

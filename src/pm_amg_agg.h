@@ -28,8 +28,9 @@ typedef struct pm_amg_p {
 void pm_amg_p_destroy(pm_amg_p_t **p);
 
 /** Aggregates of the owned rows: agg[i] = the local aggregate of row i (0..*nagg-1), or -1 for
- *  a row that has no strong off-diagonal neighbour at all (an eliminated Dirichlet row, a
- *  decoupled node): it gets an empty row of P and is left to the smoother.  Row j is a strong
+ *  a row with no off-diagonal at all (an eliminated Dirichlet row, a decoupled node): it gets an
+ *  empty row of P and is left to the smoother.  A row whose ties are all weak is aggregated with
+ *  its free neighbours in the last phase.  Row j is a strong
  *  neighbour of i when a_ij != 0 and |a_ij| >= threshold sqrt(d_i d_j); d has NP entries
  *  (externals valid).  Vanek's three phases: whole strong neighbourhoods, then rows joining the
  *  aggregate they are most strongly tied to, then what is left.  Not collective. */

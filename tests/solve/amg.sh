@@ -96,6 +96,18 @@ cat ins.[0-9]* | awk '{ d = $4 - 0.5; if (d < 0) d = -d; if (d > 1e-10) { print 
 "$EXPECT_FAIL" "singular (pure Neumann)" 60 "$MPIEXEC" -n 3 "$SOLVE" -p sq.3 --no-output --neumann boundary=0 \
   --precond amg || fail "(d) a steady pure-Neumann problem"
 
+# (f) Thresholds above the operator's ties (the 5-point grid's coarse levels fall below 0.25)
+# still coarsen and converge: rows with only weak ties are aggregated, not left to the smoother.
+"$MESHGEN" grid 257 257 1 1 -o g257.msh > /dev/null
+"$PARTITION" g257.msh 2 --halo edge -o g257.2 --quiet
+for t in 0.25 0.5; do
+  "$MPIEXEC" -n 2 "$SOLVE" -p g257.2 --scheme fdm5 --no-output --precond amg --amg-threshold $t > th.out ||
+    fail "(f) threshold $t did not converge"
+  it=$(sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' th.out)
+  [ -n "$it" ] && [ "$it" -le 25 ] || fail "(f) threshold $t: $it iterations (at most 25 expected)"
+  echo "threshold $t: $it iterations"
+done
+
 for bad in "--amg-smoother gauss:unknown AMG smoother 'gauss'" "--amg-threshold 1:threshold 1 is out of range" \
   "--amg-threshold -0.5:threshold -0.5 is out of range" "--amg-levels 0:level count 0 out of range" \
   "--amg-sweeps 0:sweeps 0 out of range" "--amg-coarse 0:coarse size 0 out of range" \
