@@ -27,8 +27,8 @@ static int eval_at(const pm_expr_t *e, const double *p, const char *what, double
 }
 
 /* Element stiffness K[nv][nv] and load f[nv] for k and f given as expressions. */
-static int element(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
-                   double K[4][4], double F[4]) {
+static int element(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area, double K[4][4],
+                   double F[4]) {
   int32_t k0 = l->elem_ptr[e];
   int nv = l->elem_ptr[e + 1] - k0;
   const double *X[4];
@@ -197,6 +197,20 @@ static int per_element(const pm_local_t *l, const pm_problem_list_t *list, pm_ex
   return PM_OK;
 }
 
+/* Element e's matrix and load with its own conductivity and source; errors name the element. */
+static int element_matrices(const pm_local_t *l, const pm_problem_t *pr, const pm_expr_t **ke, const pm_expr_t **fe,
+                            int32_t e, double K[4][4], double F[4]) {
+  PM_CHECK(fe[e] && ke[e], PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e],
+           fe[e] ? "conductivity" : "source");
+  int ierr = element(l, e, ke[e], fe[e], l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
+  if (ierr) {
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
+    pm_error_prefix(prefix);
+  }
+  return ierr;
+}
+
 static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_problem_list_t *src,
                         const pm_problem_list_t *cond, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a, double *b) {
   int ierr = PM_OK;
@@ -209,16 +223,8 @@ static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_pr
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
-    PM_TRY_CHECK(fe[e] && ke[e], PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e],
-                 fe[e] ? "conductivity" : "source");
     double K[4][4], F[4];
-    ierr = element(l, e, ke[e], fe[e], l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
-    if (ierr) {
-      char prefix[128];
-      snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
-      pm_error_prefix(prefix);
-      goto cleanup;
-    }
+    PM_TRY(element_matrices(l, pr, ke, fe, e, K, F));
     for (int i = 0; i < nv; i++) {
       int32_t r = l->elem_node[k0 + i];
       if (r >= n) continue;
@@ -624,15 +630,7 @@ int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
     double K[4][4], F[4];
-    PM_TRY_CHECK(fe[e] && ke[e], PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e],
-                 fe[e] ? "conductivity" : "source");
-    ierr = element(l, e, ke[e], fe[e], l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
-    if (ierr) {
-      char prefix[128];
-      snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
-      pm_error_prefix(prefix);
-      goto cleanup;
-    }
+    PM_TRY(element_matrices(l, pr, ke, fe, e, K, F));
     for (int i = 0; i < nv; i++)
       if (l->elem_node[k0 + i] < n) f[l->elem_node[k0 + i]] += F[i];
   }
