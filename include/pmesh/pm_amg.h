@@ -37,7 +37,7 @@ extern "C" {
 enum { PM_AMG_MAX_LEVELS = 25, PM_AMG_DENSE_MAX = 4000, PM_AMG_ROWS_PER_RANK_MAX = 1000000000 };
 
 typedef enum pm_amg_smoother {
-  PM_AMG_CHEBYSHEV, /* Chebyshev polynomial of D^-1 A on [lmax/10, 1.1 lmax] (default) */
+  PM_AMG_CHEBYSHEV, /* Chebyshev polynomial of D^-1 A on [lmax/5, 1.1 lmax] (default) */
   PM_AMG_JACOBI,    /* damped Jacobi, omega = 4 / (3 lmax) */
   PM_AMG_L1_JACOBI, /* l1-Jacobi: D_l1 = diag(sum_j |a_ij|), convergent without an estimate */
   PM_AMG_SMOOTHER_COUNT
