@@ -44,7 +44,8 @@ struct pm_cg {
   pm_pc_t *pc, *own_pc;  /* own_pc: the `none` made for pc == NULL */
   const double *sc;      /* diagonal path: S (NP entries), NULL for S = I */
   int diagonal;          /* the fused path: pc is a diagonal scaling */
-  pm_csr_t *op;          /* compact copy of a; scaled to S A S on the diagonal path */
+  const pm_csr_t *op;    /* a when it is compact and unscaled, else own_op */
+  pm_csr_t *own_op;      /* compact copy of a; scaled to S A S on the diagonal path */
   double *r, *p, *q, *z; /* work vectors (z: general path) */
   double t_setup;
   pm_exact_acc_t *acc[4]; /* reproducible mode: the lanes of the exact sums (made at first use) */
@@ -76,7 +77,7 @@ static int exact_reduce(pm_cg_t *cg, int n, int lanes, double *v, double *t) {
 void pm_cg_destroy(pm_cg_t **cg) {
   if (!cg || !*cg) return;
   pm_cg_t *c = *cg;
-  pm_csr_destroy(&c->op);
+  pm_csr_destroy(&c->own_op);
   pm_pc_destroy(&c->own_pc);
   free(c->r);
   free(c->p);
@@ -110,7 +111,12 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) 
   if (!pm_pc_is_setup(c->pc)) PM_TRY(pm_pc_setup(c->pc, a, halo));
   c->diagonal = pm_pc_diagonal_scaling(c->pc, &c->sc);
   if (!c->diagonal) ierr = PM_CALLOC(c->z, np > 0 ? np : 1, "CG preconditioned residual");
-  if (!ierr) ierr = pm_csr_compact_copy(a, c->sc, &c->op);
+  /* A compact matrix is multiplied as it is (a second fine matrix is the largest item of a
+   * multigrid solve's memory). */
+  if (!ierr && !c->sc && pm_csr_is_compact(a))
+    c->op = a;
+  else if (!ierr && !(ierr = pm_csr_compact_copy(a, c->sc, &c->own_op)))
+    c->op = c->own_op;
   PM_TRY(pm_comm_agree(comm, ierr));
   c->t_setup = MPI_Wtime() - t0;
   *cg = c;
@@ -118,6 +124,10 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) 
 cleanup:
   pm_cg_destroy(&c);
   return ierr;
+}
+
+double pm_cg_setup_seconds(const pm_cg_t *cg) {
+  return cg ? cg->t_setup : 0.0;
 }
 
 int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, double *x, const pm_cg_options_t *opt,

@@ -283,3 +283,30 @@ cleanup:
   pm_csr_destroy(&c);
   return ierr;
 }
+
+int pm_csr_compact(pm_csr_t *a) {
+  int32_t n = a->n, w = 0;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t k0 = a->index[i], k1 = a->index[i + 1];
+    a->index[i] = w;
+    for (int32_t k = k0; k < k1; k++) {
+      if (a->amat[k] == 0.0) continue;
+      a->item[w] = a->item[k];
+      a->amat[w++] = a->amat[k];
+    }
+  }
+  if (w == a->index[n] && a->runs) return PM_OK;
+  a->index[n] = w;
+  /* Shrinking cannot fail in practice; when it does, the larger blocks stay, which is correct. */
+  int32_t *item = realloc(a->item, (size_t)(w > 0 ? w : 1) * sizeof *item);
+  double *amat = realloc(a->amat, (size_t)(w > 0 ? w : 1) * sizeof *amat);
+  if (item) a->item = item;
+  if (amat) a->amat = amat;
+  return build_runs(a);
+}
+
+int pm_csr_is_compact(const pm_csr_t *a) {
+  for (int32_t k = 0; k < a->index[a->n]; k++)
+    if (a->amat[k] == 0.0) return 0;
+  return 1;
+}
