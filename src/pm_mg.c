@@ -76,72 +76,78 @@ static void sort_row(int32_t *item, double *val, int32_t n, const int64_t *gid) 
 }
 
 /* The coarse level from the operator `am` assembled on the coarser mesh (rows its owned nodes,
- * columns its nodes): the rows and columns of the coarse unknowns (cfree; cid their ids in the
- * rank-order numbering crange, also at the externals), in the layout that P's columns and the
- * operator's need, as pm_amg_rap makes it; fills p->col.  Errors agreed.  Collective. */
-static int rediscretized(MPI_Comm comm, int rank, const pm_csr_t *am, const int8_t *cfree, const int64_t *cid,
-                         const int64_t *crange, pm_amg_p_t *p, pm_dmat_t **cdm, pm_csr_t **ac) {
+ * columns its nodes), turned in place into the operator of the coarse unknowns (cfree; cid
+ * their ids in the rank-order numbering crange, also at the externals), and the layout that
+ * it and P's columns need, as pm_amg_rap makes it; *map receives each coarse mesh node's local
+ * coarse index (-1: none), for P's columns.  No second copy of the operator and no global ids
+ * of P: this level's set-up is the peak of a multigrid solve's memory.  Errors agreed.
+ * Collective. */
+static int rediscretized(MPI_Comm comm, int rank, pm_csr_t *am, int32_t ntot, const int8_t *cfree, const int64_t *cid,
+                         const int64_t *crange, const pm_refine_parents_t *par, const int32_t *row2node,
+                         const int8_t *keep, int32_t nfine, pm_dmat_t **cdm, int32_t **map) {
   int ierr = PM_OK;
   int64_t c0 = crange[rank];
-  int32_t nk = (int32_t)(crange[rank + 1] - c0);
-  size_t npp = (size_t)p->ptr[p->n], next = 0, nnz = 0;
+  int32_t nk = (int32_t)(crange[rank + 1] - c0), nco = am->n, next = 0;
   int64_t *ext = NULL;
-  pm_csr_t *c = NULL;
-  ierr = PM_MALLOC(ext, (size_t)am->index[am->n] + npp + 1, "coarse externals");
-  if (!ierr) ierr = PM_CALLOC(c, 1, "rediscretised coarse operator");
+  int8_t *ref = NULL;
+  ierr = PM_CALLOC(ref, (size_t)ntot + 1, "coarse externals");
+  if (!ierr) ierr = PM_MALLOC(*map, (size_t)ntot + 1, "coarse columns");
   PM_TRY(pm_comm_agree(comm, ierr));
-  for (int32_t i = 0; i < am->n; i++) {
-    if (!cfree[i]) continue;
-    for (int32_t k = am->index[i]; k < am->index[i + 1]; k++) {
-      int32_t j = am->item[k];
-      if (am->amat[k] == 0.0 || cid[j] < 0) continue;
-      nnz++;
-      if (j >= am->n) ext[next++] = cid[j];
-    }
+  for (int32_t i = 0; i < nco; i++)
+    for (int32_t k = am->index[i]; cfree[i] && k < am->index[i + 1]; k++)
+      if (am->amat[k] != 0.0 && cid[am->item[k]] >= 0) ref[am->item[k]] = 1;
+  for (int32_t r = 0; r < nfine; r++) {
+    int32_t v = row2node ? row2node[r] : r;
+    for (int32_t k = par->ptr[v]; keep[r] && k < par->ptr[v + 1]; k++)
+      if (cid[par->node[k]] >= 0) ref[par->node[k]] = 1;
   }
-  for (size_t k = 0; k < npp; k++)
-    if (p->gcol[k] < c0 || p->gcol[k] >= c0 + nk) ext[next++] = p->gcol[k];
-  if (next > INT32_MAX || nnz > INT32_MAX)
-    ierr = pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "too many coarse entries");
+  for (int32_t j = nco; j < ntot; j++) next += ref[j];
+  ierr = PM_MALLOC(ext, (size_t)next + 1, "coarse externals");
   PM_TRY(pm_comm_agree(comm, ierr));
-  PM_TRY(pm_dmat_create(comm, nk, crange, ext, (int32_t)next, 1, cdm));
-  free(ext);
-  ext = NULL;
-  c->n = nk;
-  c->ncol = (*cdm)->ncol;
-  ierr = PM_MALLOC(c->index, (size_t)nk + 1, "coarse operator rows");
-  if (!ierr) ierr = PM_MALLOC(c->item, nnz + 1, "coarse operator columns");
-  if (!ierr) ierr = PM_MALLOC(c->amat, nnz + 1, "coarse operator values");
-  if (!ierr) ierr = PM_MALLOC(c->d, (size_t)nk + 1, "coarse operator diagonal");
-  if (!ierr) ierr = PM_MALLOC(p->col, npp + 1, "prolongator local columns");
-  PM_TRY(pm_comm_agree(comm, ierr));
+  for (int32_t j = nco, w = 0; j < ntot; j++)
+    if (ref[j]) ext[w++] = cid[j];
+  PM_TRY(pm_dmat_create(comm, nk, crange, ext, next, 1, cdm));
+  for (int32_t j = 0; j < ntot; j++)
+    (*map)[j] = j < nco ? (cid[j] >= 0 ? (int32_t)(cid[j] - c0) : -1) : ref[j] ? pm_dmat_find(*cdm, cid[j]) : -1;
+  /* In place: row r <= i and entry w <= k, so nothing is overwritten before it is read. */
   const int64_t *gid = (*cdm)->gid;
   int32_t r = 0, w = 0;
-  c->index[0] = 0;
-  for (int32_t i = 0; i < am->n; i++) {
+  for (int32_t i = 0; i < nco; i++) {
+    int32_t k0 = am->index[i], k1 = am->index[i + 1], b = w;
     if (!cfree[i]) continue;
-    c->d[r] = am->d[i];
-    int32_t b = w;
-    for (int32_t k = am->index[i]; k < am->index[i + 1]; k++) {
-      int32_t j = am->item[k];
-      if (am->amat[k] == 0.0 || cid[j] < 0) continue;
-      c->item[w] = pm_dmat_find(*cdm, cid[j]);
-      c->amat[w++] = am->amat[k];
+    am->d[r] = am->d[i];
+    am->index[r] = b;
+    for (int32_t k = k0; k < k1; k++) {
+      int32_t j = (*map)[am->item[k]];
+      if (am->amat[k] == 0.0 || j < 0) continue;
+      am->item[w] = j;
+      am->amat[w++] = am->amat[k];
     }
-    sort_row(c->item + b, c->amat + b, w - b, gid);
-    c->index[++r] = w;
+    sort_row(am->item + b, am->amat + b, w - b, gid);
+    r++;
   }
-  for (size_t k = 0; k < npp; k++) p->col[k] = pm_dmat_find(*cdm, p->gcol[k]);
-  ierr = r == nk ? pm_csr_compact(c) /* the row runs */
+  am->index[r] = w;
+  am->n = r;
+  am->ncol = (*cdm)->ncol;
+  /* Shrink to the coarse rows (a failed shrink keeps the larger block), then the row runs. */
+  int32_t *ix = realloc(am->item, ((size_t)w + 1) * sizeof *ix);
+  double *vx = realloc(am->amat, ((size_t)w + 1) * sizeof *vx);
+  if (ix) am->item = ix;
+  if (vx) am->amat = vx;
+  free(am->runs);
+  am->runs = NULL;
+  ierr = r == nk ? pm_csr_compact(am)
                  : pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
                                 "geometric multigrid: rank %d: %d coarse rows, expected %d", rank, (int)r, (int)nk);
   PM_TRY(pm_comm_agree(comm, ierr));
-  *ac = c;
-  c = NULL;
 cleanup:
-  if (ierr) pm_dmat_destroy(cdm);
+  if (ierr) {
+    pm_dmat_destroy(cdm);
+    free(*map);
+    *map = NULL;
+  }
   free(ext);
-  pm_csr_destroy(&c);
+  free(ref);
   return ierr;
 }
 
@@ -232,20 +238,11 @@ static int geo_coarsen(pm_mg_t *g, int l, const pm_local_t *fm, const pm_local_t
     for (int32_t k = par->ptr[v]; keep[r] && k < par->ptr[v + 1]; k++) m += cid[par->node[k]] >= 0;
     p->ptr[r + 1] = p->ptr[r] + m;
   }
-  ierr = PM_MALLOC(p->gcol, (size_t)p->ptr[n] + 1, "geometric prolongator");
-  if (!ierr) ierr = PM_MALLOC(p->val, (size_t)p->ptr[n] + 1, "geometric prolongator");
-  PM_TRY(pm_comm_agree(h->comm, ierr));
-  for (int32_t r = 0; r < n; r++) {
-    int32_t v = row2node ? row2node[r] : r, w = p->ptr[r];
-    double wt = 1.0 / (double)(par->ptr[v + 1] - par->ptr[v]);
-    for (int32_t k = par->ptr[v]; keep[r] && k < par->ptr[v + 1]; k++) {
-      int64_t gc = cid[par->node[k]];
-      if (gc < 0) continue;
-      p->gcol[w] = gc;
-      p->val[w++] = wt;
-    }
-  }
+  int32_t *map = NULL; /* rediscretised: the coarse mesh's nodes' local coarse indices */
   if (g->rediscretized) {
+    /* The mesh's row of P's weights is no longer needed, and the assembly is a peak. */
+    free(node2row);
+    node2row = NULL;
     ierr = g->assemble(g->assemble_ctx, cm, &am);
     if (!ierr && (am->n != nco || am->ncol != cm->n_total))
       ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
@@ -253,10 +250,31 @@ static int geo_coarsen(pm_mg_t *g, int l, const pm_local_t *fm, const pm_local_t
                           "columns, expected %d and %d",
                           rank, (int)am->n, (int)am->ncol, (int)nco, (int)cm->n_total);
     PM_TRY(pm_comm_agree(h->comm, ierr));
-    PM_TRY(rediscretized(h->comm, rank, am, cfree, cid, crange, p, &cv->dm, &cv->own));
+    PM_TRY(rediscretized(h->comm, rank, am, cm->n_total, cfree, cid, crange, par, row2node, keep, n, &cv->dm, &map));
+    cv->own = am;
+    am = NULL;
+    ierr = PM_MALLOC(p->col, (size_t)p->ptr[n] + 1, "geometric prolongator");
   } else {
-    PM_TRY(pm_amg_rap(a, lv->dm, p, crange, &cv->dm, &cv->own));
+    ierr = PM_MALLOC(p->gcol, (size_t)p->ptr[n] + 1, "geometric prolongator");
   }
+  if (!ierr) ierr = PM_MALLOC(p->val, (size_t)p->ptr[n] + 1, "geometric prolongator");
+  if (ierr) free(map);
+  PM_TRY(pm_comm_agree(h->comm, ierr));
+  for (int32_t r = 0; r < n; r++) {
+    int32_t v = row2node ? row2node[r] : r, w = p->ptr[r];
+    double wt = 1.0 / (double)(par->ptr[v + 1] - par->ptr[v]);
+    for (int32_t k = par->ptr[v]; keep[r] && k < par->ptr[v + 1]; k++) {
+      int32_t c = par->node[k];
+      if (cid[c] < 0) continue;
+      if (map)
+        p->col[w] = map[c];
+      else
+        p->gcol[w] = cid[c];
+      p->val[w++] = wt;
+    }
+  }
+  free(map);
+  if (!g->rediscretized) PM_TRY(pm_amg_rap(a, lv->dm, p, crange, &cv->dm, &cv->own));
   /* The cycle reads P's local columns only. */
   free(p->gcol);
   p->gcol = NULL;

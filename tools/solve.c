@@ -286,10 +286,11 @@ int main(int argc, char **argv) {
   int64_t own_rss[2] = {pm_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
   /* --refine: every rank refines its own part; mg keeps the levels. */
-  /* The run's own memory per fine node besides the mesh: measured peaks of solve --refine were
-   * 560-580 bytes per unknown with mg or amg, the refined mesh included; refuse before refining
-   * what would not fit, rather than be killed halfway. */
-  double run_bytes = p->precond == PRECOND_MG || p->precond == PRECOND_AMG ? 600.0 : 400.0;
+  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
+   * about 170 bytes per node for triangles: measured peaks of solve --refine were about 410
+   * bytes per unknown with mg, the meshes included (560-580 with amg before it shared CG's
+   * operator); refuse before refining what would not fit, rather than be killed halfway. */
+  double run_bytes = p->precond == PRECOND_MG ? 260.0 : p->precond == PRECOND_AMG ? 600.0 : 400.0;
   if (report(rank, pm_refine_check_run(part->comm, part->local, p->refine, run_bytes))) goto finish;
   if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
   if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
