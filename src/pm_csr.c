@@ -74,7 +74,7 @@ cleanup:
 int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   int ierr = PM_OK;
   pm_csr_t *a = NULL;
-  int32_t *cnt = NULL;
+  int32_t *cnt = NULL, *stamp = NULL;
   int32_t n = l->n_internal, np = l->n_total;
   *csr = NULL;
   PM_CHECK(l->has_mesh, PM_ERR_ARG, "the local mesh has no elements (a lecture table file?)");
@@ -110,10 +110,21 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
       }
     }
   }
-  /* Compact: sorted by global id, unique, no diagonal; columns must be internal or external. */
-  int32_t w = 0;
+  /* Compact: sorted by global id, unique, no diagonal; columns must be internal or external.
+   * Duplicates (a neighbour appears once per element the two share) go first, by local index
+   * with a stamp per column, so the sort by global id sees each column once. */
+  int32_t w = 0, nst = l->n_total + l->n_aux;
+  PM_TRY(PM_MALLOC(stamp, (size_t)nst + 1, "matrix rows"));
+  for (int32_t c = 0; c < nst; c++) stamp[c] = -1;
   for (int32_t i = 0; i < n; i++) {
-    int32_t b = a->index[i], m = sort_unique(a->item + b, a->index[i + 1] - b, l->gid);
+    int32_t b = a->index[i], u = 0;
+    for (int32_t k = b; k < a->index[i + 1]; k++) {
+      int32_t c = a->item[k];
+      if (c == i || stamp[c] == i) continue;
+      stamp[c] = i;
+      a->item[b + u++] = c;
+    }
+    int32_t m = sort_unique(a->item + b, u, l->gid);
     a->index[i] = w;
     for (int32_t k = 0; k < m; k++) {
       int32_t c = a->item[b + k];
@@ -135,6 +146,7 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   a = NULL;
 cleanup:
   free(cnt);
+  free(stamp);
   pm_csr_destroy(&a);
   return ierr;
 }
