@@ -20,12 +20,12 @@ typedef struct pm_mg {
   /* pm_mg_take_levels: the coarser meshes [0, nmesh-1) and all parents are owned, and freed as
    * soon as the set-up no longer needs them. */
   int owns;
-  pm_local_t **own_mesh;           /* [nmesh] the same pointers, owned (NULL when borrowed) */
-  pm_refine_parents_t **own_par;   /* [nmesh] likewise */
-  pm_mg_coarse_t coarse;      /* what the set-up is asked for */
-  pm_mg_assemble_t assemble;  /* the rediscretisation, NULL: Galerkin products */
+  pm_local_t **own_mesh;         /* [nmesh] the same pointers, owned (NULL when borrowed) */
+  pm_refine_parents_t **own_par; /* [nmesh] likewise */
+  pm_mg_coarse_t coarse;         /* what the set-up is asked for */
+  pm_mg_assemble_t assemble;     /* the rediscretisation, NULL: Galerkin products */
   void *assemble_ctx;
-  int rediscretized;          /* what the set-up did */
+  int rediscretized; /* what the set-up did */
 } pm_mg_t;
 
 /* Level l's mesh (l < nmesh - 1) and the parents of level l + 1 in it, when owned.  Not
@@ -363,8 +363,8 @@ static int mg_view(void *ctx, FILE *out, int json) {
             "\"grid_complexity\": %.6f, \"setup_seconds\": %.6f, \"cycle_seconds\": %.9f, \"cycles\": %ld,\n    "
             "\"smoother\": \"%s\", \"sweeps\": %d, \"threshold\": %.17g, \"max_levels\": %d, \"coarse_size\": %lld, "
             "\"coarse_solve\": \"%s\",\n    \"rows\": [",
-            in->levels, in->geometric, coarse_name(g), in->operator_complexity, in->grid_complexity,
-            in->setup_seconds, in->cycle_seconds, in->cycles, pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels,
+            in->levels, in->geometric, coarse_name(g), in->operator_complexity, in->grid_complexity, in->setup_seconds,
+            in->cycle_seconds, in->cycles, pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels,
             (long long)o->coarse_size, in->coarse_direct ? "cholesky" : "smoother");
     pm_amg_view_level_arrays(out, in);
     return PM_OK;
@@ -372,8 +372,8 @@ static int mg_view(void *ctx, FILE *out, int json) {
   fprintf(out,
           "mg: %d levels (%d from the refinement), %s coarse operators, operator complexity %.3f, grid "
           "complexity %.3f; set-up %.3f s, %.3f ms per V-cycle (%ld cycles)\n",
-          in->levels, in->geometric, g->rediscretized ? "rediscretized" : "Galerkin", in->operator_complexity, in->grid_complexity, in->setup_seconds,
-          1e3 * in->cycle_seconds, in->cycles);
+          in->levels, in->geometric, g->rediscretized ? "rediscretized" : "Galerkin", in->operator_complexity,
+          in->grid_complexity, in->setup_seconds, 1e3 * in->cycle_seconds, in->cycles);
   fprintf(out, "mg: smoother %s x%d; below the partitioned mesh AMG, threshold %g, coarse size %lld\n",
           pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, (long long)o->coarse_size);
   for (int l = 0; l < in->levels; l++)

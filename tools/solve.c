@@ -4,8 +4,8 @@
  *
  *   mpiexec -n P solve [-p DIR] [-o FILE.h5] [--source F] [--conductivity K] [--area A]
  *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5]
- *       [--refine K [--dump-local DIR]] [--precond none|jacobi|amg|mg] [--rtol EPS] [--maxit N] [--exchange NAME]
- * [--monitor K]
+ *       [--refine K [--dump-local DIR]] [--precond none|jacobi|amg|mg] [--mg-coarse rediscretize|galerkin]
+ *       [--rtol EPS] [--maxit N] [--exchange NAME] [--monitor K]
  *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX]
  *       [--dt DT --steps N [--every K] [--mass consistent|lumped]]
  *       [--initial-value EXPR | --initial FILE.h5 [--initial-field NAME] [--initial-step K]]

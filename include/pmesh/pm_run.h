@@ -171,11 +171,11 @@ typedef struct pm_run_result {
   int failed_step, failed_iterations; /* the step whose CG did not converge (then nothing is kept) */
   double failed_residual;
   /* both */
-  double u_min, u_max;         /* over the internal nodes (a transient run: the last step) */
-  int has_error;               /* an exact solution was given: */
-  double error_max, error_l2;  /* max-norm and discrete L2 norm (pm_run_error_norms) */
-  double t_assembly, t_output; /* seconds (the solve's are in cg) */
-  int64_t output_bytes;        /* size of the result file (rank 0; 0 elsewhere or without one) */
+  double u_min, u_max;             /* over the internal nodes (a transient run: the last step) */
+  int has_error;                   /* an exact solution was given: */
+  double error_max, error_l2;      /* max-norm and discrete L2 norm (pm_run_error_norms) */
+  double t_assembly, t_output;     /* seconds (the solve's are in cg) */
+  int64_t output_bytes;            /* size of the result file (rank 0; 0 elsewhere or without one) */
   int64_t peak_rss[PM_RUN_STAGES]; /* this rank's peak resident memory (bytes) at the end of each
                                       stage: the process's peak so far, 0 when unknown */
 } pm_run_result_t;
