@@ -459,6 +459,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   mark(res, PM_RUN_STAGE_OUTPUT);
   output_size(&r, res);
 cleanup:
+  pm_mg_set_assembler(pc, NULL, NULL); /* its context is this call's */
   pm_cg_destroy(&cg);
   if (result) pm_h5_series_close(&result, NULL, 0, 0); /* every rank (agreed): the earlier result stays */
   run_free(&r);
@@ -628,6 +629,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   mark(res, PM_RUN_STAGE_OUTPUT);
   output_size(&r, res); /* without a new series: the previous file's */
 cleanup:
+  pm_mg_set_assembler(pc, NULL, NULL); /* its context is this call's */
   if (series) pm_h5_series_close(&series, NULL, 0, 0); /* failure: keep the previous result */
   pm_cg_destroy(&cg);
   tstep_free(&ts);
