@@ -188,8 +188,8 @@ int main(int argc, char **argv) {
   }
   MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_DOUBLE, MPI_MAX, comm);
   EXPECT(d[0] <= 1e-9 * d[1] && it_g == it_mg && it_t == it_mg,
-         "Galerkin / handed-over MG: %d / %d iterations (rediscretised %d), solutions differ by %g", it_g, it_t,
-         it_mg, d[0]);
+         "Galerkin / handed-over MG: %d / %d iterations (rediscretised %d), solutions differ by %g", it_g, it_t, it_mg,
+         d[0]);
   free(ug);
 
   /* A dump loads back as the refined partition. */
