@@ -15,6 +15,7 @@
 #include "pmesh/pm_error.h"
 
 static const char *const smoother_names[PM_AMG_SMOOTHER_COUNT] = {"chebyshev", "jacobi", "l1-jacobi"};
+static const char *const precision_names[PM_AMG_PRECISION_COUNT] = {"single", "double"};
 
 /* Lanczos steps of the eigenvalue estimate: enough for a few per cent on the levels' spectra. */
 enum { LANCZOS_STEPS = 12 };
@@ -26,6 +27,7 @@ void pm_amg_options_default(pm_amg_options_t *opt) {
   opt->max_levels = 10;
   opt->coarse_size = 500;
   opt->rows_per_rank = 2000;
+  opt->precision = PM_AMG_SINGLE;
 }
 
 int pm_amg_options_check(const pm_amg_options_t *o) {
@@ -44,6 +46,8 @@ int pm_amg_options_check(const pm_amg_options_t *o) {
   PM_CHECK(o->rows_per_rank >= 0 && o->rows_per_rank <= PM_AMG_ROWS_PER_RANK_MAX, PM_ERR_ARG,
            "AMG rows per rank %lld out of range: expected 0 (no agglomeration onto fewer ranks) to %d",
            (long long)o->rows_per_rank, (int)PM_AMG_ROWS_PER_RANK_MAX);
+  PM_CHECK((int)o->precision >= 0 && o->precision < PM_AMG_PRECISION_COUNT, PM_ERR_ARG,
+           "AMG cycle precision %d is unknown", (int)o->precision);
   return PM_OK;
 }
 
@@ -61,6 +65,20 @@ int pm_amg_smoother_parse(const char *name, pm_amg_smoother_t *s) {
                       "unknown AMG smoother '%s': expected chebyshev, jacobi or l1-jacobi", name ? name : "(null)");
 }
 
+const char *pm_amg_precision_name(pm_amg_precision_t p) {
+  return (int)p >= 0 && p < PM_AMG_PRECISION_COUNT ? precision_names[p] : "unknown";
+}
+
+int pm_amg_precision_parse(const char *name, pm_amg_precision_t *p) {
+  for (int k = 0; name && k < PM_AMG_PRECISION_COUNT; k++)
+    if (!strcmp(name, precision_names[k])) {
+      *p = (pm_amg_precision_t)k;
+      return PM_OK;
+    }
+  return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "unknown AMG cycle precision '%s': expected single or double",
+                      name ? name : "(null)");
+}
+
 /* ---------------------------------------------------------------- set-up */
 
 static void level_free(pm_amg_level_t *lv) {
@@ -69,6 +87,14 @@ static void level_free(pm_amg_level_t *lv) {
   pm_dmat_destroy(&lv->xdm);
   if (lv->sub != MPI_COMM_NULL) MPI_Comm_free(&lv->sub);
   pm_amg_p_destroy(&lv->p);
+  free(lv->pt.ptr);
+  free(lv->pt.row);
+  free(lv->pt.val);
+  if (lv->own_values) {
+    free(lv->va);
+    free(lv->vd);
+    free(lv->vp);
+  }
   free(lv->xv);
   free(lv->dinv);
   free(lv->x);
@@ -130,14 +156,23 @@ cleanup:
   return ierr;
 }
 
-static int level_work(pm_amg_level_t *lv) {
-  size_t m = (size_t)lv->a->ncol + 1;
-  if (lv->xdm) PM_CALL(PM_CALLOC(lv->xv, (size_t)lv->xdm->ncol + 1, "level transfer vector"));
-  PM_CALL(PM_CALLOC(lv->x, m, "level correction"));
-  PM_CALL(PM_CALLOC(lv->b, m, "level right-hand side"));
-  PM_CALL(PM_CALLOC(lv->r, m, "level residual"));
-  PM_CALL(PM_CALLOC(lv->q, m, "level product"));
-  PM_CALL(PM_CALLOC(lv->w, m, "level direction"));
+static int vec(void **v, size_t n, size_t size, const char *what) {
+  return pm_calloc_(v, n, size, what, __FILE__, __LINE__);
+}
+
+/* The level's vectors in the cycle's precision.  Level 0 of a double cycle works in the
+ * caller's r and z: no x, b there. */
+static int level_work(pm_amg_hier_t *h, int l) {
+  pm_amg_level_t *lv = &h->lev[l];
+  size_t m = (size_t)lv->a->ncol + 1, es = h->opt.precision == PM_AMG_SINGLE ? sizeof(float) : sizeof(double);
+  if (lv->xdm) PM_CALL(vec(&lv->xv, (size_t)lv->xdm->ncol + 1, es, "level transfer vector"));
+  if (l > 0 || es == sizeof(float)) {
+    PM_CALL(vec(&lv->x, m, es, "level correction"));
+    PM_CALL(vec(&lv->b, m, es, "level right-hand side"));
+  }
+  PM_CALL(vec(&lv->r, m, es, "level residual"));
+  PM_CALL(vec(&lv->q, m, es, "level next direction"));
+  PM_CALL(vec(&lv->w, m, es, "level direction"));
   return PM_OK;
 }
 
@@ -259,8 +294,9 @@ static int build_levels(pm_amg_hier_t *h, int first) {
 static int finish_levels(pm_amg_hier_t *h) {
   for (int l = 0; l < h->nlev && !h->lev[l].idle; l++) {
     pm_amg_level_t *lv = &h->lev[l];
-    int ierr = level_work(lv);
+    int ierr = level_work(h, l);
     if (!ierr && (l < h->nlev - 1 || h->info.rows[l] > PM_AMG_DENSE_MAX)) ierr = pm_amg_smoother_setup(h, lv);
+    if (!ierr) ierr = pm_amg_level_values(h, l);
     PM_CALL(pm_comm_agree(lv->dm->comm, ierr));
   }
   pm_amg_level_t *last = &h->lev[h->nlev - 1];
@@ -324,11 +360,12 @@ static int amg_view(void *ctx, FILE *out, int json) {
         "\"levels\": %d, \"operator_complexity\": %.6f, \"grid_complexity\": %.6f, \"setup_seconds\": %.6f, "
         "\"cycle_seconds\": %.9f, \"cycles\": %ld,\n    \"smoother\": \"%s\", \"sweeps\": %d, \"threshold\": %.17g, "
         "\"max_levels\": %d, \"coarse_size\": %lld, \"rows_per_rank\": %lld, \"coarse_solve\": \"%s\", "
-        "\"coarse_ranks\": %d,\n"
+        "\"coarse_ranks\": %d, \"precision\": \"%s\",\n"
         "    \"rows\": [",
         in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, in->cycle_seconds, in->cycles,
         pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels, (long long)o->coarse_size,
-        (long long)o->rows_per_rank, in->coarse_direct ? "cholesky" : "smoother", in->coarse_ranks);
+        (long long)o->rows_per_rank, in->coarse_direct ? "cholesky" : "smoother", in->coarse_ranks,
+        pm_amg_precision_name(o->precision));
     pm_amg_view_level_arrays(out, in);
     return PM_OK;
   }
@@ -337,7 +374,8 @@ static int amg_view(void *ctx, FILE *out, int json) {
           "(%ld cycles)\n",
           in->levels, in->operator_complexity, in->grid_complexity, in->setup_seconds, 1e3 * in->cycle_seconds,
           in->cycles);
-  fprintf(out, "amg: smoother %s x%d, threshold %g, ", pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold);
+  fprintf(out, "amg: smoother %s x%d, cycle in %s precision, threshold %g, ", pm_amg_smoother_name(o->smoother),
+          o->sweeps, pm_amg_precision_name(o->precision), o->threshold);
   if (o->rows_per_rank)
     fprintf(out, "levels below %lld rows per rank on fewer ranks, ", (long long)o->rows_per_rank);
   else

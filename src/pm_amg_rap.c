@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_csr_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 
@@ -372,10 +373,10 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
     }
   }
   if (!ierr) ierr = PM_MALLOC(segs, (size_t)nseg + 1, "coarse row segments");
-  if (!ierr) ierr = hmap_init(&h, total);
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
   for (int32_t r = 0; r < nc; r++) sptr[r + 2] += sptr[r + 1];
   /* segs holds record positions: local ones as is, received ones offset by mine.n. */
+  size_t nforeign = 0;
   for (int pass = 0; pass < 2; pass++) {
     const rec_t *r = pass ? rbuf : mine.rec;
     size_t nrec = pass ? nrecv : mine.n;
@@ -383,20 +384,23 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
       int64_t g = r[at].g;
       if (g < c0 || g >= c0 + nc) continue;
       segs[sptr[g - c0 + 1]++] = at + (pass ? mine.n : 0);
+      for (size_t k = 1; k <= (size_t)r[at].v; k++) nforeign += r[at + k].g < c0 || r[at + k].g >= c0 + nc;
     }
   }
-  /* Sum per owned row with a marker over work indices of the column ids. */
-  for (int pass = 0; pass < 2; pass++) {
+  /* Work indices of the column ids: this rank's rows directly (g - c0), the others through a hash. */
+  ierr = hmap_init(&h, nforeign);
+  for (int pass = 0; pass < 2 && !ierr; pass++) {
     const rec_t *r = pass ? rbuf : mine.rec;
     size_t nrec = pass ? nrecv : mine.n;
     for (size_t at = 0; at < nrec; at += 1 + (size_t)r[at].v) {
       int64_t g = r[at].g;
       if (g < c0 || g >= c0 + nc) continue;
-      for (size_t k = 1; k <= (size_t)r[at].v; k++) hmap_add(&h, r[at + k].g);
+      for (size_t k = 1; k <= (size_t)r[at].v; k++)
+        if (r[at + k].g < c0 || r[at + k].g >= c0 + nc) hmap_add(&h, r[at + k].g);
     }
   }
-  int32_t m = h.count;
-  ierr = PM_MALLOC(mark, m + 1, "coarse marker");
+  int32_t m = nc + h.count;
+  if (!ierr) ierr = PM_MALLOC(mark, m + 1, "coarse marker");
   if (!ierr) ierr = PM_MALLOC(list, m + 1, "coarse row");
   if (!ierr) ierr = PM_MALLOC(acc, m + 1, "coarse accumulator");
   if (!ierr) ierr = PM_MALLOC(ids, m + 1, "coarse ids");
@@ -406,8 +410,9 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
   if (!ierr) ierr = PM_CALLOC(tmp, 1, "coarse matrix");
   if (!ierr) ierr = PM_MALLOC(tmp->d, (size_t)nc + 1, "coarse diagonal");
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
+  for (int32_t c = 0; c < nc; c++) ids[c] = c0 + c;
   for (size_t s = 0; s <= h.mask; s++)
-    if (h.key[s] != -1) ids[h.val[s]] = h.key[s];
+    if (h.key[s] != -1) ids[nc + h.val[s]] = h.key[s];
   for (int32_t c = 0; c < m; c++) mark[c] = -1;
   size_t w = 0;
   rptr[0] = 0;
@@ -417,7 +422,8 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
       size_t at = segs[s];
       const rec_t *rec = at < mine.n ? mine.rec + at : rbuf + (at - mine.n);
       for (size_t k = 1; k <= (size_t)rec[0].v; k++) {
-        int32_t c = hmap_get(&h, rec[k].g);
+        int64_t g = rec[k].g;
+        int32_t c = g >= c0 && g < c0 + nc ? (int32_t)(g - c0) : nc + hmap_get(&h, g);
         if (mark[c] != r) {
           mark[c] = r;
           acc[c] = 0.0;
@@ -426,13 +432,14 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
         acc[c] += rec[k].v;
       }
     }
+    /* Sums that cancel exactly (a structured grid's coarse stencils have some) are left out. */
     size_t b = w;
     tmp->d[r] = 0.0;
     for (int32_t k = 0; k < len; k++) {
       int32_t c = list[k];
-      if (ids[c] == c0 + r) {
+      if (c == r) {
         tmp->d[r] = acc[c];
-      } else {
+      } else if (acc[c] != 0.0) {
         rg[w] = ids[c];
         rv[w++] = acc[c];
       }
@@ -463,9 +470,13 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
   if (!ierr) {
     for (size_t k = 0; k < w; k++) tmp->item[k] = pm_dmat_find(*cdm, rg[k]);
     for (size_t k = 0; k < npp; k++) p->col[k] = pm_dmat_find(*cdm, p->gcol[k]);
-    ierr = pm_csr_compact_copy(tmp, NULL, ac);
+    ierr = pm_csr_build_runs(tmp);
   }
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
+  if (!ierr) {
+    *ac = tmp;
+    tmp = NULL;
+  }
 cleanup:
   if (ierr) pm_dmat_destroy(cdm);
   free(xptr);

@@ -6,7 +6,8 @@
  *   (S A S) y = S b,  x = S y,  S = D^-1/2,
  * which in exact arithmetic produces the same iterates as the lecture's PCG with M = D, but its
  * operator has a unit diagonal: the product reads no diagonal and the iteration no M^-1.  The
- * operator is a compact copy of A (pm_csr_compact_copy: eliminated Dirichlet columns dropped).
+ * operator is a compact copy of A (pm_csr_compact_copy: eliminated Dirichlet columns dropped);
+ * the general path uses A itself.
  * The stopping test stays ||r||/||b|| of the unscaled system: r = D^1/2 r~, so
  * ||r||^2 = sum d_i r~_i^2.  Per iteration:
  *   sweep 1  x += alpha p (the previous step's update, deferred), p = r + beta p
@@ -44,8 +45,7 @@ struct pm_cg {
   pm_pc_t *pc, *own_pc;  /* own_pc: the `none` made for pc == NULL */
   const double *sc;      /* diagonal path: S (NP entries), NULL for S = I */
   int diagonal;          /* the fused path: pc is a diagonal scaling */
-  const pm_csr_t *op;    /* a when it is compact and unscaled, else own_op */
-  pm_csr_t *own_op;      /* compact copy of a; scaled to S A S on the diagonal path */
+  pm_csr_t *op;          /* the diagonal path's compact copy of a, scaled to S A S; NULL otherwise */
   double *r, *p, *q, *z; /* work vectors (z: general path) */
   double t_setup;
   pm_exact_acc_t *acc[4]; /* reproducible mode: the lanes of the exact sums (made at first use) */
@@ -77,7 +77,7 @@ static int exact_reduce(pm_cg_t *cg, int n, int lanes, double *v, double *t) {
 void pm_cg_destroy(pm_cg_t **cg) {
   if (!cg || !*cg) return;
   pm_cg_t *c = *cg;
-  pm_csr_destroy(&c->own_op);
+  pm_csr_destroy(&c->op);
   pm_pc_destroy(&c->own_pc);
   free(c->r);
   free(c->p);
@@ -111,12 +111,9 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) 
   if (!pm_pc_is_setup(c->pc)) PM_TRY(pm_pc_setup(c->pc, a, halo));
   c->diagonal = pm_pc_diagonal_scaling(c->pc, &c->sc);
   if (!c->diagonal) ierr = PM_CALLOC(c->z, np > 0 ? np : 1, "CG preconditioned residual");
-  /* A compact matrix is multiplied as it is (a second fine matrix is the largest item of a
-   * multigrid solve's memory). */
-  if (!ierr && !c->sc && pm_csr_is_compact(a))
-    c->op = a;
-  else if (!ierr && !(ierr = pm_csr_compact_copy(a, c->sc, &c->own_op)))
-    c->op = c->own_op;
+  /* Only the fused path needs its own operator (scaled); the general one multiplies by A itself,
+   * its few explicit zeros included: a copy would double the largest array of the run. */
+  if (!ierr && c->diagonal) ierr = pm_csr_compact_copy(a, c->sc, &c->op);
   PM_TRY(pm_comm_agree(comm, ierr));
   c->t_setup = MPI_Wtime() - t0;
   *cg = c;
@@ -171,7 +168,7 @@ static int finish(pm_cg_t *cg, const double *b, double *x, double *q, int it, do
  * r -= alpha q fused with r.r; z = M^-1 r; r.z; reduce r.r and r.z together; p = z + beta p. */
 static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res) {
   int ierr = PM_OK;
-  const pm_csr_t *op = cg->op;
+  const pm_csr_t *op = cg->a;
   int32_t n = op->n;
   int rank;
   MPI_Comm_rank(cg->comm, &rank);

@@ -38,7 +38,7 @@ static int32_t sort_unique(int32_t *c, int32_t n, const int64_t *gid) {
 
 /* Interior rows (all columns internal: computable before the halo update) and the others, each
  * as runs of consecutive rows, so the product walks rows in order with no index array. */
-static int build_runs(pm_csr_t *a) {
+int pm_csr_build_runs(pm_csr_t *a) {
   int ierr = PM_OK;
   int32_t n = a->n, k = 0;
   unsigned char *in = NULL;
@@ -141,7 +141,7 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   PM_TRY(PM_REALLOC(a->item, w, "matrix columns"));
   PM_TRY(PM_CALLOC(a->amat, w, "matrix values"));
   PM_TRY(PM_CALLOC(a->d, n, "matrix diagonal"));
-  PM_TRY(build_runs(a));
+  PM_TRY(pm_csr_build_runs(a));
   *csr = a;
   a = NULL;
 cleanup:
@@ -288,7 +288,7 @@ int pm_csr_compact_copy(const pm_csr_t *a, const double *s, pm_csr_t **copy) {
     c->index[i + 1] = w;
     if (!s) c->d[i] = a->d[i];
   }
-  PM_TRY(build_runs(c));
+  PM_TRY(pm_csr_build_runs(c));
   *copy = c;
   c = NULL;
 cleanup:
@@ -315,10 +315,4 @@ int pm_csr_compact(pm_csr_t *a) {
   if (item) a->item = item;
   if (amat) a->amat = amat;
   return build_runs(a);
-}
-
-int pm_csr_is_compact(const pm_csr_t *a) {
-  for (int32_t k = 0; k < a->index[a->n]; k++)
-    if (a->amat[k] == 0.0) return 0;
-  return 1;
 }

@@ -11,4 +11,8 @@
 int pm_csr_spmv_exact(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, pm_exact_acc_t *const *acc,
                       double *t_exchange);
 
+/** The row runs (interior rows first, pm_csr_t) of a matrix whose structure is final.  Not
+ *  collective. */
+int pm_csr_build_runs(pm_csr_t *a);
+
 #endif

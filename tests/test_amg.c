@@ -275,6 +275,7 @@ static void test_agglom_mesh(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo, 
   pm_amg_options_t ao;
   pm_amg_options_default(&ao);
   ao.coarse_size = coarse_size;
+  ao.precision = PM_AMG_DOUBLE; /* one V-cycle compared at 1e-12 below */
   pm_amg_info_t i0, i1;
   pm_cg_result_t r0, r1;
   pm_pc_t *pc0 = NULL, *pc1 = NULL;
@@ -447,7 +448,7 @@ static void test_options(void) {
   struct {
     int what;
     double v;
-  } bad[] = {{0, 1.0}, {0, -0.1}, {1, 0}, {2, 0}, {3, 0}, {3, 1e9}, {4, 7}, {5, -1}, {5, 2e9}};
+  } bad[] = {{0, 1.0}, {0, -0.1}, {1, 0}, {2, 0}, {3, 0}, {3, 1e9}, {4, 7}, {5, -1}, {5, 2e9}, {6, 2}, {6, -1}};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     pm_amg_options_default(&o);
     EXPECT(pm_amg_options_check(&o) == PM_OK, "the defaults are refused");
@@ -457,6 +458,7 @@ static void test_options(void) {
     if (bad[k].what == 3) o.coarse_size = (int64_t)bad[k].v;
     if (bad[k].what == 4) o.smoother = (pm_amg_smoother_t)(int)bad[k].v;
     if (bad[k].what == 5) o.rows_per_rank = (int64_t)bad[k].v;
+    if (bad[k].what == 6) o.precision = (pm_amg_precision_t)(int)bad[k].v;
     EXPECT(pm_pc_create_amg(&o, &pc) == PM_ERR_ARG && !pc, "bad option %zu accepted", k);
     pm_error_clear();
   }
@@ -464,6 +466,14 @@ static void test_options(void) {
          "unknown smoother: '%s'", pm_error_message());
   pm_error_clear();
   EXPECT(pm_amg_smoother_parse("l1-jacobi", &s) == PM_OK && s == PM_AMG_L1_JACOBI, "l1-jacobi");
+  pm_amg_precision_t pr;
+  EXPECT(pm_amg_precision_parse("half", &pr) == PM_ERR_ARG && strstr(pm_error_message(), "single or double"),
+         "unknown precision: '%s'", pm_error_message());
+  pm_error_clear();
+  EXPECT(pm_amg_precision_parse("double", &pr) == PM_OK && pr == PM_AMG_DOUBLE, "double");
+  EXPECT(!strcmp(pm_amg_precision_name(PM_AMG_SINGLE), "single"), "the name of single");
+  pm_amg_options_default(&o);
+  EXPECT(o.precision == PM_AMG_SINGLE, "the default cycle precision is not single");
   OK(pm_pc_create_jacobi(&pc));
   pm_amg_info_t info;
   EXPECT(pm_amg_get_info(pc, &info) == PM_ERR_ARG, "info of a Jacobi preconditioner");
@@ -538,13 +548,43 @@ int main(int argc, char **argv) {
          info.operator_complexity);
   EXPECT(info.geometric == 0, "AMG reports %d geometric levels", info.geometric);
   EXPECT(info.cycles == ra.iterations + 1, "%ld cycles for %d iterations", info.cycles, ra.iterations);
+  /* The coarsest solve alone: exact in double (one iteration); in single the factor's solution is
+   * rounded to float, which CG corrects in one more. */
+  pm_cg_result_t rs, rd;
+  double *xd = malloc(((size_t)np + 1) * sizeof *xd);
+  for (int prec = 0; prec < 2; prec++) {
+    pm_amg_options_default(&ao);
+    ao.max_levels = 1;
+    ao.coarse_size = PM_AMG_DENSE_MAX;
+    ao.precision = prec ? PM_AMG_DOUBLE : PM_AMG_SINGLE;
+    memcpy(x1, u0, ((size_t)np + 1) * sizeof *u0);
+    OK(pm_pc_create_amg(&ao, &one));
+    OK(pm_cg_solve(a, halo, one, b, x1, &opt, &r1));
+    EXPECT(r1.converged && r1.iterations <= (prec ? 1 : 2), "the coarsest solve alone (%s): %d iterations, residual %g",
+           pm_amg_precision_name(ao.precision), r1.iterations, r1.residual);
+    pm_pc_destroy(&one);
+  }
+  /* The cycle in double: the same hierarchy, the same solution, at most one iteration fewer. */
   pm_amg_options_default(&ao);
-  ao.max_levels = 1;
-  ao.coarse_size = PM_AMG_DENSE_MAX;
+  ao.coarse_size = nglob < 200 ? 4 : 50;
+  ao.precision = PM_AMG_DOUBLE;
+  memcpy(xd, u0, ((size_t)np + 1) * sizeof *u0);
   OK(pm_pc_create_amg(&ao, &one));
-  OK(pm_cg_solve(a, halo, one, b, x1, &opt, &r1));
-  EXPECT(r1.converged && r1.iterations <= 1, "the coarsest solve alone: %d iterations, residual %g", r1.iterations,
-         r1.residual);
+  OK(pm_cg_solve(a, halo, one, b, xd, &opt, &rd));
+  pm_pc_destroy(&one);
+  EXPECT(rd.converged && ra.iterations <= rd.iterations + 1 && rd.iterations <= ra.iterations + 1,
+         "AMG iterations: %d with the cycle in single, %d in double", ra.iterations, rd.iterations);
+  /* Single reaches a tolerance far below its own precision: CG's residual is double. */
+  opt.rtol = 1e-13;
+  memcpy(xd, u0, ((size_t)np + 1) * sizeof *u0);
+  ao.precision = PM_AMG_SINGLE;
+  OK(pm_pc_create_amg(&ao, &one));
+  OK(pm_cg_solve(a, halo, one, b, xd, &opt, &rs));
+  pm_pc_destroy(&one);
+  EXPECT(rs.converged && rs.iterations <= 2 * ra.iterations + 5, "single cycle to 1e-13: converged %d in %d iterations",
+         rs.converged, rs.iterations);
+  opt.rtol = 1e-10;
+  free(xd);
   double dmax = 0, scale = 0;
   for (int32_t i = 0; i < n; i++) {
     dmax = fmax(dmax, fmax(fabs(xa[i] - xj[i]), fabs(x1[i] - xj[i])));

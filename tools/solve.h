@@ -22,7 +22,7 @@ typedef struct params {
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
   int n_source, n_cond, n_dir, n_neu, n_rob;
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
-  int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank;
+  int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank, amg_precision;
   int reproducible; /* --reproducible */
   int refine;       /* --refine K: uniform refinements after loading */
   int mg_coarse;    /* --mg-coarse: pm_mg_coarse_t */

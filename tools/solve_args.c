@@ -24,6 +24,7 @@ void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
   o->max_levels = p->amg_levels;
   o->coarse_size = p->amg_coarse;
   o->rows_per_rank = p->amg_rows_per_rank;
+  o->precision = (pm_amg_precision_t)p->amg_precision;
 }
 
 int solve_build_problem(const params_t *p, pm_problem_t **prob) {
@@ -132,6 +133,13 @@ static int opt_smoother(void *ctx, const char *opt, const char *v) {
   return 0;
 }
 
+static int opt_precision(void *ctx, const char *opt, const char *v) {
+  pm_amg_precision_t pr;
+  if (pm_amg_precision_parse(v, &pr)) return pm_tool_error(tool, "%s: %s", opt, pm_error_message());
+  ((params_t *)ctx)->amg_precision = (int)pr;
+  return 0;
+}
+
 static int opt_exchange(void *ctx, const char *opt, const char *v) {
   pm_exchange_t k;
   (void)opt;
@@ -203,6 +211,10 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --amg-rows-per-rank N  a coarse level with fewer than N rows per rank moves onto fewer\n"
        "                         ranks, eventually one (default 2000; 0: never)\n",
        0},
+      {"--amg-precision", X, NULL, 0, 0, NULL, opt_precision,
+       "  --amg-precision P      single|double: the V-cycle's values and vectors (amg and mg; default\n"
+       "                         single: half the bytes per cycle; CG itself stays in double)\n",
+       0},
       {"--rtol", D, &p->rtol, 0, 1, NULL, NULL,
        "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n", 0},
       {"--maxit", I, &p->maxit, 0, INT32_MAX, NULL, NULL, "  --maxit N              iteration limit (default 10000)\n",
@@ -271,6 +283,7 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   p->amg_levels = ao.max_levels;
   p->amg_coarse = (int)ao.coarse_size;
   p->amg_rows_per_rank = (int)ao.rows_per_rank;
+  p->amg_precision = (int)ao.precision;
   p->exchange = pm_exchange_default();
   p->maxit = 10000;
   p->rtol = 1e-8;

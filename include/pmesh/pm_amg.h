@@ -37,23 +37,33 @@ extern "C" {
 enum { PM_AMG_MAX_LEVELS = 25, PM_AMG_DENSE_MAX = 4000, PM_AMG_ROWS_PER_RANK_MAX = 1000000000 };
 
 typedef enum pm_amg_smoother {
-  PM_AMG_CHEBYSHEV, /* Chebyshev polynomial of D^-1 A on [lmax/10, 1.1 lmax] (default) */
+  PM_AMG_CHEBYSHEV, /* Chebyshev polynomial of D^-1 A on [lmax/5, 1.1 lmax] (default) */
   PM_AMG_JACOBI,    /* damped Jacobi, omega = 4 / (3 lmax) */
   PM_AMG_L1_JACOBI, /* l1-Jacobi: D_l1 = diag(sum_j |a_ij|), convergent without an estimate */
   PM_AMG_SMOOTHER_COUNT
 } pm_amg_smoother_t;
 
+/* The precision of the V-cycle's data (values, vectors, P).  CG, its residual and its operator
+ * stay in double either way: the preconditioner only has to approximate A^-1, and single
+ * precision halves the bytes each cycle moves, which bound its time. */
+typedef enum pm_amg_precision {
+  PM_AMG_SINGLE, /* float values and vectors in the cycle (default); the coarsest factor in double */
+  PM_AMG_DOUBLE,
+  PM_AMG_PRECISION_COUNT
+} pm_amg_precision_t;
+
 typedef struct pm_amg_options {
-  double threshold;           /* strength of connection, 0 <= threshold < 1 (default 0.08) */
-  pm_amg_smoother_t smoother; /* default PM_AMG_CHEBYSHEV */
-  int sweeps;                 /* smoothing before and after the coarse correction: the Chebyshev
-                               * degree or the number of Jacobi sweeps, 1..100 (default 2) */
-  int max_levels;             /* 1..PM_AMG_MAX_LEVELS (default 10); 1 solves the fine level directly */
-  int64_t coarse_size;        /* a level of at most this many rows is the coarsest, 1..PM_AMG_DENSE_MAX
-                               * (default 500) */
-  int64_t rows_per_rank;      /* a coarse level of R rows whose parent runs on S ranks, with
-                               * R < rows_per_rank S, moves onto max(1, R / rows_per_rank) ranks;
-                               * 0..PM_AMG_ROWS_PER_RANK_MAX, 0: never (default 2000) */
+  double threshold;             /* strength of connection, 0 <= threshold < 1 (default 0.08) */
+  pm_amg_smoother_t smoother;   /* default PM_AMG_CHEBYSHEV */
+  int sweeps;                   /* smoothing before and after the coarse correction: the Chebyshev
+                                 * degree or the number of Jacobi sweeps, 1..100 (default 2) */
+  int max_levels;               /* 1..PM_AMG_MAX_LEVELS (default 10); 1 solves the fine level directly */
+  int64_t coarse_size;          /* a level of at most this many rows is the coarsest, 1..PM_AMG_DENSE_MAX
+                                 * (default 500) */
+  int64_t rows_per_rank;        /* a coarse level of R rows whose parent runs on S ranks, with
+                                 * R < rows_per_rank S, moves onto max(1, R / rows_per_rank) ranks;
+                                 * 0..PM_AMG_ROWS_PER_RANK_MAX, 0: never (default 2000) */
+  pm_amg_precision_t precision; /* the cycle's (default PM_AMG_SINGLE) */
 } pm_amg_options_t;
 
 /** The defaults above.  Not collective. */
@@ -67,6 +77,11 @@ int pm_amg_options_check(const pm_amg_options_t *opt);
  *  Not collective. */
 const char *pm_amg_smoother_name(pm_amg_smoother_t s);
 int pm_amg_smoother_parse(const char *name, pm_amg_smoother_t *s);
+
+/** "single", "double"; and the precision of a name (PM_ERR_ARG listing the names).  Not
+ *  collective. */
+const char *pm_amg_precision_name(pm_amg_precision_t p);
+int pm_amg_precision_parse(const char *name, pm_amg_precision_t *p);
 
 /** An AMG preconditioner with the given options (NULL: the defaults), checked here.  The
  *  hierarchy is built by pm_pc_setup.  Not collective. */

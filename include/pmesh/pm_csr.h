@@ -52,14 +52,10 @@ int pm_csr_spmv(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, doub
 int pm_csr_compact_copy(const pm_csr_t *csr, const double *s, pm_csr_t **copy);
 
 /** Drop the explicit zeros of csr in place (its arrays shrink to the entries left), for a matrix
- *  nothing will assemble into again: products give the same values, bit for bit, and a solver
- *  (pm_cg_create without a diagonal scaling) then multiplies with csr itself instead of a
- *  compact copy.  Also (re)builds the row runs the product needs, for a matrix whose caller
+ *  nothing will assemble into again: products give the same values, bit for bit, with fewer
+ *  entries to read.  Also (re)builds the row runs the product needs, for a matrix whose caller
  *  filled index, item, amat and d itself.  Not collective. */
 int pm_csr_compact(pm_csr_t *csr);
-
-/** 1 when csr has no explicit zero entry.  Not collective. */
-int pm_csr_is_compact(const pm_csr_t *csr);
 
 #ifdef __cplusplus
 }

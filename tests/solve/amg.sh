@@ -111,7 +111,8 @@ done
 for bad in "--amg-smoother gauss:unknown AMG smoother 'gauss'" "--amg-threshold 1:threshold 1 is out of range" \
   "--amg-threshold -0.5:threshold -0.5 is out of range" "--amg-levels 0:level count 0 out of range" \
   "--amg-sweeps 0:sweeps 0 out of range" "--amg-coarse 0:coarse size 0 out of range" \
-  "--amg-rows-per-rank -1:rows per rank -1 out of range"; do
+  "--amg-rows-per-rank -1:rows per rank -1 out of range" \
+  "--amg-precision half:unknown AMG cycle precision 'half'"; do
   opt=${bad%%:*} msg=${bad#*:}
   # shellcheck disable=SC2086
   "$EXPECT_FAIL" "$msg" 60 "$MPIEXEC" -n 2 "$SOLVE" -p g.2 --no-output --precond amg $opt || fail "(e) $opt"
