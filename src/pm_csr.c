@@ -314,5 +314,5 @@ int pm_csr_compact(pm_csr_t *a) {
   double *amat = realloc(a->amat, (size_t)(w > 0 ? w : 1) * sizeof *amat);
   if (item) a->item = item;
   if (amat) a->amat = amat;
-  return build_runs(a);
+  return pm_csr_build_runs(a);
 }
