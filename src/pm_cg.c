@@ -123,6 +123,10 @@ cleanup:
   return ierr;
 }
 
+double pm_cg_setup_seconds(const pm_cg_t *cg) {
+  return cg ? cg->t_setup : 0.0;
+}
+
 int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, double *x, const pm_cg_options_t *opt,
                 pm_cg_result_t *res) {
   pm_cg_t *cg = NULL;

@@ -74,7 +74,7 @@ cleanup:
 int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   int ierr = PM_OK;
   pm_csr_t *a = NULL;
-  int32_t *cnt = NULL;
+  int32_t *cnt = NULL, *stamp = NULL;
   int32_t n = l->n_internal, np = l->n_total;
   *csr = NULL;
   PM_CHECK(l->has_mesh, PM_ERR_ARG, "the local mesh has no elements (a lecture table file?)");
@@ -110,10 +110,21 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
       }
     }
   }
-  /* Compact: sorted by global id, unique, no diagonal; columns must be internal or external. */
-  int32_t w = 0;
+  /* Compact: sorted by global id, unique, no diagonal; columns must be internal or external.
+   * Duplicates (a neighbour appears once per element the two share) go first, by local index
+   * with a stamp per column, so the sort by global id sees each column once. */
+  int32_t w = 0, nst = l->n_total + l->n_aux;
+  PM_TRY(PM_MALLOC(stamp, (size_t)nst + 1, "matrix rows"));
+  for (int32_t c = 0; c < nst; c++) stamp[c] = -1;
   for (int32_t i = 0; i < n; i++) {
-    int32_t b = a->index[i], m = sort_unique(a->item + b, a->index[i + 1] - b, l->gid);
+    int32_t b = a->index[i], u = 0;
+    for (int32_t k = b; k < a->index[i + 1]; k++) {
+      int32_t c = a->item[k];
+      if (c == i || stamp[c] == i) continue;
+      stamp[c] = i;
+      a->item[b + u++] = c;
+    }
+    int32_t m = sort_unique(a->item + b, u, l->gid);
     a->index[i] = w;
     for (int32_t k = 0; k < m; k++) {
       int32_t c = a->item[b + k];
@@ -135,6 +146,7 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   a = NULL;
 cleanup:
   free(cnt);
+  free(stamp);
   pm_csr_destroy(&a);
   return ierr;
 }
@@ -282,4 +294,25 @@ int pm_csr_compact_copy(const pm_csr_t *a, const double *s, pm_csr_t **copy) {
 cleanup:
   pm_csr_destroy(&c);
   return ierr;
+}
+
+int pm_csr_compact(pm_csr_t *a) {
+  int32_t n = a->n, w = 0;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t k0 = a->index[i], k1 = a->index[i + 1];
+    a->index[i] = w;
+    for (int32_t k = k0; k < k1; k++) {
+      if (a->amat[k] == 0.0) continue;
+      a->item[w] = a->item[k];
+      a->amat[w++] = a->amat[k];
+    }
+  }
+  if (w == a->index[n] && a->runs) return PM_OK;
+  a->index[n] = w;
+  /* Shrinking cannot fail in practice; when it does, the larger blocks stay, which is correct. */
+  int32_t *item = realloc(a->item, (size_t)(w > 0 ? w : 1) * sizeof *item);
+  double *amat = realloc(a->amat, (size_t)(w > 0 ? w : 1) * sizeof *amat);
+  if (item) a->item = item;
+  if (amat) a->amat = amat;
+  return pm_csr_build_runs(a);
 }

@@ -96,11 +96,45 @@ static void work_free(work_t *w) {
   free(w->req_cand);
 }
 
-static int cmp_edge(const void *x, const void *y) {
-  const edge_rec_t *a = x, *b = y;
-  if (a->ka != b->ka) return a->ka < b->ka ? -1 : 1;
-  if (a->kb != b->kb) return a->kb < b->kb ? -1 : 1;
-  return (a->slot > b->slot) - (a->slot < b->slot);
+/* rec[nrec] (made in slot order) sorted by (ka, kb, slot) in linear time: a stable counting
+ * sort on the position of ka among the local nodes' global indices, then each node's few edges
+ * by kb, stably (a comparison sort of every edge took a tenth of a refinement). */
+static int sort_edges(const pm_local_t *c, edge_rec_t *rec, int32_t nrec) {
+  int ierr = PM_OK;
+  int32_t nv = c->n_total, *pos = NULL, *start = NULL;
+  int64_t *perm = NULL;
+  edge_rec_t *tmp = NULL;
+  PM_TRY(PM_MALLOC(perm, (size_t)nv + 1, "refinement: edge order"));
+  PM_TRY(PM_MALLOC(pos, (size_t)nv + 1, "refinement: edge order"));
+  PM_TRY(PM_CALLOC(start, (size_t)nv + 2, "refinement: edge order"));
+  PM_TRY(PM_MALLOC(tmp, (size_t)nrec + 1, "refinement: edge order"));
+  PM_TRY(pm_argsort_i64(c->node_index, nv, perm));
+  for (int32_t i = 0; i < nv; i++) pos[perm[i]] = i;
+  for (int32_t k = 0; k < nrec; k++) start[pos[rec[k].a] + 1]++;
+  for (int32_t i = 0; i < nv; i++) start[i + 1] += start[i];
+  for (int32_t k = 0; k < nrec; k++) tmp[start[pos[rec[k].a]]++] = rec[k];
+  for (int32_t i = nv; i > 0; i--) start[i] = start[i - 1]; /* back to the buckets' starts */
+  start[0] = 0;
+  for (int32_t i = 0; i < nv; i++) {
+    edge_rec_t *b = tmp + start[i];
+    int32_t m = start[i + 1] - start[i];
+    for (int32_t x = 1; x < m; x++) {
+      edge_rec_t r = b[x];
+      int32_t y = x - 1;
+      while (y >= 0 && b[y].kb > r.kb) {
+        b[y + 1] = b[y];
+        y--;
+      }
+      b[y + 1] = r;
+    }
+  }
+  memcpy(rec, tmp, (size_t)nrec * sizeof *rec);
+cleanup:
+  free(perm);
+  free(pos);
+  free(start);
+  free(tmp);
+  return ierr;
 }
 
 static int cmp_ext(const void *x, const void *y) {
@@ -188,7 +222,7 @@ static int setup(work_t *w) {
     }
     w->elem_quad[e] = t == PM_MSH_QUAD ? w->nq++ : -1;
   }
-  qsort(rec, (size_t)nrec, sizeof *rec, cmp_edge);
+  PM_TRY(sort_edges(c, rec, nrec));
   w->ne = 0;
   for (int32_t k = 0; k < nrec; k++) {
     if (k == 0 || rec[k].ka != rec[k - 1].ka || rec[k].kb != rec[k - 1].kb) rec[w->ne++] = rec[k];

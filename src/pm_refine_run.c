@@ -38,6 +38,7 @@ void pm_refine_estimate(const pm_local_t *c, int levels, pm_refine_estimate_t *e
   est->elem_nodes = EN;
   est->nodes = V;
   est->bytes = levels > 0 ? fine + coarse + work : fine;
+  est->work = levels > 0 ? work : 0.0;
 }
 
 /* Memory available to this machine's ranks, in bytes (0 if unknown): MemAvailable, capped by a
@@ -93,7 +94,8 @@ int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double r
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: no local mesh to refine", rank);
   } else {
     pm_refine_estimate(c, levels, &est);
-    est.bytes += run_bytes * est.nodes;
+    double run = est.bytes - est.work + run_bytes * est.nodes;
+    est.bytes = run > est.bytes ? run : est.bytes;
     double lim = (double)INT32_MAX;
     if (est.elem_nodes > lim || est.nodes > lim)
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,

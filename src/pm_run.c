@@ -14,6 +14,7 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"
+#include "pmesh/pm_mg.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -226,6 +227,19 @@ static int user_attrs(const pm_run_options_t *o, pm_h5_attr_t *at, int n) {
 
 /* ---------------------------------------------------------------- the drivers */
 
+const char *pm_run_stage_name(pm_run_stage_t stage) {
+  static const char *names[PM_RUN_STAGES] = {"mesh_output", "assembly", "setup", "solve", "output"};
+  return stage >= 0 && stage < PM_RUN_STAGES ? names[stage] : "?";
+}
+
+/* The process's peak so far into res->peak_rss[stage] and, when a stage was skipped, into the
+ * stages before it that are still 0 (the peaks stay monotonic). */
+static void mark(pm_run_result_t *res, pm_run_stage_t stage) {
+  int64_t peak = pm_peak_rss();
+  res->peak_rss[stage] = peak;
+  for (int s = stage - 1; s >= 0 && res->peak_rss[s] == 0; s--) res->peak_rss[s] = peak;
+}
+
 /* What a run holds between its stages. */
 typedef struct run {
   const pm_partition_t *part;
@@ -276,7 +290,32 @@ static int check_options(run_t *r) {
   return PM_OK;
 }
 
-/* Assemble a (and m), b and the Dirichlet values into u, then count the unknowns.  Errors agreed. */
+/* The operator of the run's problem on a coarser mesh of a geometric multigrid, as assemble()
+ * makes the finest one (pm_mg_assemble_t).  Not collective. */
+static int assemble_level(void *ctx, const pm_local_t *l, pm_csr_t **a) {
+  const run_t *r = ctx;
+  int fdm5 = pm_problem_scheme(r->prob) == PM_SCHEME_FDM5;
+  int32_t n = l->n_internal > 0 ? l->n_internal : 1, nt = l->n_total + l->n_aux > 0 ? l->n_total + l->n_aux : 1;
+  int64_t nfixed = 0;
+  pm_csr_t *m = NULL;
+  double *b = NULL, *u = NULL;
+  int ierr = pm_csr_create(l, fdm5, a);
+  if (!ierr && r->transient) ierr = pm_csr_create(l, fdm5, &m);
+  if (!ierr) ierr = PM_MALLOC(b, n, "coarse right-hand side");
+  if (!ierr) ierr = PM_CALLOC(u, nt, "coarse Dirichlet values");
+  if (!ierr)
+    ierr = r->transient ? pm_fem_assemble_transient(l, r->prob, r->o->mass, r->o->dt, *a, m, b, u, &nfixed)
+                        : pm_fem_assemble(l, r->prob, *a, b, u, &nfixed);
+  if (!ierr) ierr = pm_csr_compact(*a);
+  if (ierr) pm_csr_destroy(a);
+  pm_csr_destroy(&m);
+  free(b);
+  free(u);
+  return ierr;
+}
+
+/* Assemble a (and m), b and the Dirichlet values into u, then count the unknowns; a loses its
+ * explicit zeros once inspected (CG and the preconditioners then share it).  Errors agreed. */
 static int assemble(run_t *r, double *u, pm_run_result_t *res) {
   const pm_local_t *l = r->part->local;
   MPI_Comm comm = r->part->comm;
@@ -292,6 +331,8 @@ static int assemble(run_t *r, double *u, pm_run_result_t *res) {
     ierr = r->transient ? pm_fem_assemble_transient(l, r->prob, r->o->mass, r->o->dt, r->a, r->m, r->b, u, &nfixed)
                         : pm_fem_assemble(l, r->prob, r->a, r->b, u, &nfixed);
   if (!ierr && r->o->on_assembled) ierr = r->o->on_assembled(r->o->on_assembled_ctx, r->part, r->a, r->b);
+  if (!ierr) ierr = pm_csr_compact(r->a);
+  if (!ierr && r->pc && !pm_pc_is_setup(r->pc)) ierr = pm_mg_set_assembler(r->pc, assemble_level, r);
   PM_CALL(pm_comm_agree(comm, ierr));
   int64_t nint = l->n_internal;
   PM_CALL_MPI(pm_comm_allreduce(&nfixed, &res->fixed, 1, MPI_INT64_T, MPI_SUM, comm));
@@ -371,6 +412,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
                   double *u, pm_run_result_t *res) {
   run_t r = {part, prob, opt, pc, 0, NULL, "", NULL, NULL, NULL};
   pm_h5_series_t *result = NULL; /* the mesh before the solve, u after */
+  pm_cg_t *cg = NULL;
   pm_h5_attr_t attrs[MAX_ATTRS];
   int ierr = PM_OK;
   memset(res, 0, sizeof *res);
@@ -383,11 +425,19 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
     ierr = pm_h5_result_create_flags(part->comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &result);
     res->t_output += MPI_Wtime() - t;
     PM_TRY(pm_comm_agree(part->comm, ierr));
+    mark(res, PM_RUN_STAGE_MESH_OUTPUT);
   }
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
-  ierr = pm_cg_solve(r.a, part->halo, pc, r.b, u, &opt->cg, &res->cg);
+  mark(res, PM_RUN_STAGE_ASSEMBLY);
+  PM_TRY(pm_cg_create(r.a, part->halo, pc, &cg));
+  mark(res, PM_RUN_STAGE_SETUP);
+  ierr = pm_cg_run(cg, r.b, u, &opt->cg, &res->cg);
+  res->cg.t_setup = pm_cg_setup_seconds(cg);
+  res->cg.t_total += res->cg.t_setup;
+  pm_cg_destroy(&cg);
   PM_TRY(pm_comm_agree(part->comm, ierr));
+  mark(res, PM_RUN_STAGE_SOLVE);
   res->converged = res->cg.converged;
   PM_TRY(finish(&r, u, res));
   /* u: the owners' values, refreshed by the solver's last halo update. */
@@ -406,8 +456,11 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
     res->t_output += MPI_Wtime() - t;
     PM_TRY(pm_comm_agree(part->comm, ierr));
   }
+  mark(res, PM_RUN_STAGE_OUTPUT);
   output_size(&r, res);
 cleanup:
+  pm_mg_set_assembler(pc, NULL, NULL); /* its context is this call's */
+  pm_cg_destroy(&cg);
   if (result) pm_h5_series_close(&result, NULL, 0, 0); /* every rank (agreed): the earlier result stays */
   run_free(&r);
   return ierr;
@@ -499,7 +552,9 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   if (!ierr) ierr = PM_MALLOC(q, n > 0 ? n : 1, "mass times u");
   PM_TRY(pm_comm_agree(comm, ierr));
   double t_cg = MPI_Wtime();
+  mark(res, PM_RUN_STAGE_ASSEMBLY);
   PM_TRY(pm_cg_create(r.a, part->halo, pc, &cg)); /* set up once for every step */
+  mark(res, PM_RUN_STAGE_SETUP);
   sum->t_setup = MPI_Wtime() - t_cg;
   sum->t_total = sum->t_setup;
   if (opt->output) {
@@ -549,6 +604,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
     if (series && (k % opt->every == 0 || k == opt->steps)) PM_TRY(write_step(series, u, k * opt->dt, res));
   }
   if (res->it_min == INT32_MAX) res->it_min = 0;
+  mark(res, PM_RUN_STAGE_SOLVE); /* the series' mesh included: its own stage stays the assembly's */
   sum->converged = res->converged;
   PM_TRY(finish(&r, u, res));
   if (series && res->converged) {
@@ -570,8 +626,10 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
     res->t_output += MPI_Wtime() - t;
     PM_TRY(ierr);
   }
+  mark(res, PM_RUN_STAGE_OUTPUT);
   output_size(&r, res); /* without a new series: the previous file's */
 cleanup:
+  pm_mg_set_assembler(pc, NULL, NULL); /* its context is this call's */
   if (series) pm_h5_series_close(&series, NULL, 0, 0); /* failure: keep the previous result */
   pm_cg_destroy(&cg);
   tstep_free(&ts);

@@ -4,6 +4,7 @@
  * the run's drivers do not depend on how the mesh they get was made. */
 #include <stdlib.h>
 
+#include "pm_mg_own.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_mg.h"
@@ -96,6 +97,22 @@ int pm_partition_create_mg(const pm_partition_t *part, const pm_amg_options_t *c
            part->levels, part->levels > 0 ? " without keeping its levels" : "");
   return pm_pc_create_mg(part->levels + 1, (const pm_local_t *const *)part->level_mesh,
                          (const pm_refine_parents_t *const *)part->level_parents, coarse_opt, pc);
+}
+
+int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc) {
+  *pc = NULL;
+  PM_CHECK(part, PM_ERR_ARG, "pm_partition_take_mg: no partition");
+  PM_CHECK(part->levels >= 1 && part->level_mesh && part->level_parents, PM_ERR_ARG,
+           "geometric multigrid needs the levels of a refined partition: refine it at least once keeping them "
+           "(pm_partition_refine with keep; solve: --refine K with K >= 1); this one was refined %d times%s",
+           part->levels, part->levels > 0 ? " without keeping its levels (or gave them away)" : "");
+  PM_CALL(pm_mg_create_owning(part->levels + 1, part->level_mesh, part->level_parents, coarse_opt, pc));
+  /* The levels are the preconditioner's now; part->local (the last mesh) stays the partition's. */
+  free(part->level_mesh);
+  free(part->level_parents);
+  part->level_mesh = NULL;
+  part->level_parents = NULL;
+  return PM_OK;
 }
 
 int pm_partition_dump(const pm_partition_t *part, const char *dir) {

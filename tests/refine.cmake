@@ -22,7 +22,7 @@ pmesh_unit(test_refine test_refine.c NP 1 2 3 4 8 LABELS refine TIMEOUT 120
            ARGS bar.msh rcb square.msh metis mixed.msh metis lshape.msh metis)
 # solve --refine K: the refined result the same for any np, second-order errors with mg and amg
 # and bounded MG iterations, the lecture's bar exact, refined transient runs and restarts.
-foreach(case invariance mms bar restart)
+foreach(case invariance mms bar restart coarse)
   pmesh_script(refine_solve_${case} refine/solve.sh ARGS ${case} LABELS "refine;solve;mg" TIMEOUT 300)
 endforeach()
 # The library calls behind solve --refine (pm_run.h): pm_partition_refine, pm_partition_create_mg,

@@ -13,7 +13,9 @@
  *  - 1 + 1 refinements keeping the levels equal 2 at once: the same meshes, levels, parents;
  *    level_mesh[levels] is local and level_mesh[0] the partition as loaded;
  *  - CG + the partition's MG and CG + AMG solve the same problem on it to the same solution,
- *    MG in at most 15 iterations;
+ *    MG in at most 15 iterations; MG with Galerkin coarse operators and MG that took the
+ *    levels over (pm_partition_take_mg: the partition keeps none, a second take is refused)
+ *    give that solution in as many iterations, and their views say which coarse operators;
  *  - a dump loads back as a partition with the refined mesh and the refined metadata. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -24,6 +26,7 @@
 
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "tu_check.h"
 
@@ -150,6 +153,44 @@ int main(int argc, char **argv) {
   EXPECT(d[1] > 0 && d[0] <= 1e-9 * d[1], "MG and AMG solutions differ by %g (max |u| %g)", d[0], d[1]);
   EXPECT(it_mg <= 15, "CG + MG took %d iterations", it_mg);
   if (g_rank == 0) printf("2 levels: CG + MG %d iterations, |u_mg - u_amg| %.2e\n", it_mg, d[0]);
+
+  /* Galerkin coarse operators: the same solution in as many iterations (the rediscretised ones
+   * are the same matrices here); then the levels handed over, freed by the set-up. */
+  double *ug = calloc(nt, sizeof *ug);
+  OK(pm_partition_create_mg(c, NULL, &pc));
+  OK(pm_mg_set_coarse(pc, PM_MG_COARSE_GALERKIN));
+  int it_g = solve(c, pc, ug);
+  char view[4096] = "";
+  FILE *vf = fmemopen(view, sizeof view - 1, "w");
+  if (vf) {
+    pm_pc_view(pc, vf, 1);
+    fclose(vf);
+  }
+  EXPECT(strstr(view, "\"coarse_operators\": \"galerkin\""), "the view of a Galerkin MG: %s", view);
+  pm_pc_destroy(&pc);
+  EXPECT(pm_mg_set_coarse(pc, PM_MG_COARSE_GALERKIN) == PM_ERR_ARG, "pm_mg_set_coarse without a preconditioner");
+  OK(pm_partition_take_mg(c, NULL, &pc));
+  EXPECT(!c->level_mesh && !c->level_parents && c->levels == 2 && c->local, "the levels were not handed over");
+  pm_pc_t *again = NULL;
+  EXPECT(pm_partition_take_mg(c, NULL, &again) == PM_ERR_ARG && !again, "the levels handed over twice");
+  int it_t = solve(c, pc, ua);
+  vf = fmemopen(view, sizeof view - 1, "w");
+  if (vf) {
+    pm_pc_view(pc, vf, 1);
+    fclose(vf);
+  }
+  EXPECT(strstr(view, "\"coarse_operators\": \"rediscretized\""), "the view of a rediscretised MG: %s", view);
+  pm_pc_destroy(&pc);
+  d[0] = d[1] = 0;
+  for (int32_t i = 0; i < c->local->n_internal; i++) {
+    d[0] = fmax(d[0], fmax(fabs(ug[i] - um[i]), fabs(ua[i] - um[i])));
+    d[1] = fmax(d[1], fabs(um[i]));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_DOUBLE, MPI_MAX, comm);
+  EXPECT(d[0] <= 1e-9 * d[1] && it_g == it_mg && it_t == it_mg,
+         "Galerkin / handed-over MG: %d / %d iterations (rediscretised %d), solutions differ by %g", it_g, it_t, it_mg,
+         d[0]);
+  free(ug);
 
   /* A dump loads back as the refined partition. */
   OK(pm_partition_dump(c, argv[2]));

@@ -4,8 +4,8 @@
  *
  *   mpiexec -n P solve [-p DIR] [-o FILE.h5] [--source F] [--conductivity K] [--area A]
  *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5]
- *       [--refine K [--dump-local DIR]] [--precond none|jacobi|amg|mg] [--rtol EPS] [--maxit N] [--exchange NAME]
- * [--monitor K]
+ *       [--refine K [--dump-local DIR]] [--precond none|jacobi|amg|mg] [--mg-coarse rediscretize|galerkin]
+ *       [--rtol EPS] [--maxit N] [--exchange NAME] [--monitor K]
  *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX]
  *       [--dt DT --steps N [--every K] [--mass consistent|lumped]]
  *       [--initial-value EXPR | --initial FILE.h5 [--initial-field NAME] [--initial-step K]]
@@ -29,20 +29,29 @@
 #include <string.h>
 
 #include "pm_tool.h"
+#include "pm_util.h"
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
 static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg"};
 
-/* The one place a preconditioner of --precond is created (mg: over the partition's kept levels). */
-static int precond_create(const params_t *p, const pm_partition_t *part, pm_pc_t **pc) {
-  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
+/* The one place a preconditioner of --precond is created (mg: it takes the partition's kept
+ * levels, and frees them once set up). */
+static int precond_create(const params_t *p, pm_partition_t *part, pm_pc_t **pc) {
+  if (p->precond == PRECOND_MG) {
     pm_amg_options_t o;
     solve_amg_options(p, &o);
-    return p->precond == PRECOND_MG ? pm_partition_create_mg(part, &o, pc) : pm_pc_create_amg(&o, pc);
+    PM_CALL(pm_partition_take_mg(part, &o, pc));
+    return pm_mg_set_coarse(*pc, (pm_mg_coarse_t)p->mg_coarse);
+  }
+  if (p->precond == PRECOND_AMG) {
+    pm_amg_options_t o;
+    solve_amg_options(p, &o);
+    return pm_pc_create_amg(&o, pc);
   }
   return p->precond == PRECOND_JACOBI ? pm_pc_create_jacobi(pc) : pm_pc_create_none(pc);
 }
@@ -107,9 +116,28 @@ static int dump_solution(const params_t *p, const pm_local_t *l, const double *u
   return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
 }
 
+/* Peak resident memory at the end of each stage: solve's own (load, refine), then the run's. */
+enum { RSS_LOAD, RSS_REFINE, RSS_RUN, RSS_STAGES = RSS_RUN + PM_RUN_STAGES };
+
+static const char *rss_name(int s) {
+  return s == RSS_LOAD ? "load" : s == RSS_REFINE ? "refine" : pm_run_stage_name((pm_run_stage_t)(s - RSS_RUN));
+}
+
+/* The stages' peaks (solve's two, then the run's) as their maximum and sum over the ranks, on
+ * rank 0.  Collective. */
+static int rss_reduce(MPI_Comm comm, const int64_t *own, const pm_run_result_t *r, int64_t rss[2][RSS_STAGES]) {
+  int64_t v[RSS_STAGES];
+  v[RSS_LOAD] = own[0];
+  v[RSS_REFINE] = own[1];
+  for (int s = 0; s < PM_RUN_STAGES; s++) v[RSS_RUN + s] = r->peak_rss[s];
+  PM_CALL_MPI(MPI_Reduce(v, rss[0], RSS_STAGES, MPI_INT64_T, MPI_MAX, 0, comm));
+  PM_CALL_MPI(MPI_Reduce(v, rss[1], RSS_STAGES, MPI_INT64_T, MPI_SUM, 0, comm));
+  return PM_OK;
+}
+
 /* Rank 0: the figures of the run on stdout and, with --summary, as JSON. */
 static void print_report(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
-                         double t_refine, double t_total) {
+                         double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
   int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
   const pm_cg_result_t *res = &r->cg;
   int it = res->iterations > 0 ? res->iterations : 1;
@@ -147,6 +175,13 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   else
     printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, r->t_assembly,
            res->t_total, r->t_output, t_total);
+  /* The peak after the last stage is the run's; the stage where it grows is where memory goes. */
+  double per = r->unknowns > 0 ? (double)rss[1][RSS_STAGES - 1] / (double)r->unknowns : 0.0;
+  printf("peak memory (MB, largest rank / sum over ranks) after:");
+  for (int s = 0; s < RSS_STAGES; s++)
+    if (s != RSS_REFINE || p->refine > 0)
+      printf("%s %s %.0f/%.0f", s ? "," : "", rss_name(s), rss[0][s] / 1048576.0, rss[1][s] / 1048576.0);
+  printf("; %.0f bytes per unknown\n", per);
   if (!p->no_output && (r->converged || !transient))
     printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
            transient ? ": a time series" : "");
@@ -181,9 +216,18 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
             "\"assembly\": %.6f, \"solve\": %.6f, \"solver_setup\": %.6f, "
             "\"per_iteration\": %.9f,\n"
             "              \"spmv\": %.6f, \"exchange\": %.6f, \"reductions\": %.6f, \"vector_updates\": %.6f,\n"
-            "              \"output\": %.6f, \"total\": %.6f},\n  \"output_bytes\": %" PRId64 "\n}\n",
+            "              \"output\": %.6f, \"total\": %.6f},\n  \"output_bytes\": %" PRId64 ",\n",
             r->t_assembly, res->t_total, res->t_setup, (res->t_total - res->t_setup) / it, res->t_spmv, res->t_exchange,
             res->t_reduce, res->t_update, r->t_output, t_total, p->no_output ? 0 : r->output_bytes);
+    /* Peaks so far at the end of each stage (monotonic), the largest rank's and the sum. */
+    for (int m = 0; m < 2; m++) {
+      fprintf(o.fp, "  \"peak_rss_bytes_%s\": {", m ? "sum" : "max");
+      for (int s = 0; s < RSS_STAGES; s++)
+        if (s != RSS_REFINE || p->refine > 0)
+          fprintf(o.fp, "%s\"%s\": %" PRId64, s ? ", " : "", rss_name(s), rss[m][s]);
+      fprintf(o.fp, "},\n");
+    }
+    fprintf(o.fp, "  \"peak_rss_bytes_per_unknown\": %.1f\n}\n", per);
     pm_tool_close(tool, &o, 1);
   }
   if (!r->converged && transient)
@@ -239,16 +283,19 @@ int main(int argc, char **argv) {
 
   /* Load: every rank its own file (and the partition's small metadata file). */
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
+  int64_t own_rss[2] = {pm_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
   /* --refine: every rank refines its own part; mg keeps the levels. */
-  /* The run's own memory per fine node besides the mesh: measured peaks of solve --refine were
-   * 560-580 bytes per unknown with mg or amg, the refined mesh included; refuse before refining
-   * what would not fit, rather than be killed halfway. */
-  double run_bytes = p->precond == PRECOND_MG || p->precond == PRECOND_AMG ? 600.0 : 400.0;
+  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
+   * about 170 bytes per node for triangles: measured peaks of solve --refine were about 410
+   * bytes per unknown with mg, the meshes included (560-580 with amg before it shared CG's
+   * operator); refuse before refining what would not fit, rather than be killed halfway. */
+  double run_bytes = p->precond == PRECOND_MG ? 260.0 : p->precond == PRECOND_AMG ? 600.0 : 400.0;
   if (report(rank, pm_refine_check_run(part->comm, part->local, p->refine, run_bytes))) goto finish;
   if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
   if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
   t_refine = MPI_Wtime() - t_refine;
+  own_rss[1] = pm_peak_rss();
   if (p->exchange_test) {
     status = exchange_test(p, part);
     goto finish;
@@ -290,7 +337,9 @@ int main(int argc, char **argv) {
     goto finish;
   }
   if (p->dump_u[0] && report(rank, pm_comm_agree(comm, dump_solution(p, part->local, u, rank)))) goto finish;
-  if (rank == 0) print_report(p, size, &r, pc, t_load, t_refine, MPI_Wtime() - t0);
+  int64_t rss[2][RSS_STAGES];
+  if (report(rank, rss_reduce(comm, own_rss, &r, rss))) goto finish;
+  if (rank == 0) print_report(p, size, &r, pc, t_load, t_refine, MPI_Wtime() - t0, rss);
   status = r.converged && !hist_bad ? EXIT_SUCCESS : EXIT_FAILURE;
 finish:
   free(u);

@@ -25,6 +25,7 @@ typedef struct params {
   int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank, amg_precision;
   int reproducible; /* --reproducible */
   int refine;       /* --refine K: uniform refinements after loading */
+  int mg_coarse;    /* --mg-coarse: pm_mg_coarse_t */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];

@@ -185,6 +185,10 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --precond none|jacobi|amg|mg  preconditioner (default jacobi; amg: smoothed aggregation;\n"
        "                         mg: geometric multigrid over the --refine levels, AMG below them)\n",
        0},
+      {"--mg-coarse", C, &p->mg_coarse, 0, 0, "rediscretize|galerkin", NULL,
+       "  --mg-coarse rediscretize|galerkin  mg's coarse operators: the problem assembled on\n"
+       "                         each coarser mesh (default) or P^T A P\n",
+       0},
       {"--refine", X, NULL, 0, 0, NULL, opt_refine,
        "  --refine K             refine the partition uniformly K times in parallel after loading\n"
        "                         (default 0); the run and its result are the fine mesh's\n",

@@ -50,6 +50,8 @@ typedef struct pm_cg pm_cg_t;
 int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg);
 /** Free; NULL-safe, sets *cg to NULL (the preconditioner is the caller's).  Not collective. */
 void pm_cg_destroy(pm_cg_t **cg);
+/** Seconds pm_cg_create took (operator copy, preconditioner set-up).  Not collective. */
+double pm_cg_setup_seconds(const pm_cg_t *cg);
 
 /** Solve A x = b.  b has N entries; x has NP entries and holds the initial guess (its externals
  *  are refreshed); on return its internal entries are the solution and its externals the

@@ -51,6 +51,12 @@ int pm_csr_spmv(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, doub
  *  Row entries keep their global-id order.  Not collective. */
 int pm_csr_compact_copy(const pm_csr_t *csr, const double *s, pm_csr_t **copy);
 
+/** Drop the explicit zeros of csr in place (its arrays shrink to the entries left), for a matrix
+ *  nothing will assemble into again: products give the same values, bit for bit, with fewer
+ *  entries to read.  Also (re)builds the row runs the product needs, for a matrix whose caller
+ *  filled index, item, amat and d itself.  Not collective. */
+int pm_csr_compact(pm_csr_t *csr);
+
 #ifdef __cplusplus
 }
 #endif

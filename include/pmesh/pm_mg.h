@@ -8,8 +8,13 @@
  *  - Dirichlet nodes (rows of the operator without a nonzero off-diagonal: eliminated rows) have
  *    an empty row of P and are left to the smoother, which solves them exactly; a coarse node
  *    whose fine vertex is such a row is not a coarse unknown at all (the correction there is 0);
- *  - the coarse operators are Galerkin products P^T A P (not rediscretised on each mesh): they
- *    need nothing but the finest operator, and keep the cycle a variational method;
+ *  - the coarse operators are, by default, the problem assembled again on each coarser mesh
+ *    (rediscretised, through the caller's pm_mg_assemble_t: the same scheme, coefficients and
+ *    Dirichlet elimination as the finest operator), restricted to the coarse unknowns; or, with
+ *    pm_mg_set_coarse(PM_MG_COARSE_GALERKIN) or without an assembler, Galerkin products
+ *    P^T A P, which need nothing but the finest operator.  For linear and bilinear elements with
+ *    constant coefficients both are the same matrix; rediscretising costs one coarse assembly
+ *    instead of a parallel triple product and its temporaries;
  *  - every level has its own rows, tables and pm_halo, and AMG's smoother (by default Chebyshev
  *    over Jacobi, `sweeps` before and after the coarse correction, its interval from a Lanczos
  *    estimate on that level);
@@ -21,6 +26,7 @@
 #define PMESH_PM_MG_H
 
 #include "pmesh/pm_amg.h"
+#include "pmesh/pm_csr.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_refine.h"
@@ -45,6 +51,28 @@ extern "C" {
  *  Not collective. */
 int pm_pc_create_mg(int nlevels, const pm_local_t *const *meshes, const pm_refine_parents_t *const *parents,
                     const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
+
+/** How the coarse operators of the refinement levels are made. */
+typedef enum pm_mg_coarse {
+  PM_MG_COARSE_REDISCRETIZE, /* assembled on each coarser mesh (the default; needs an assembler) */
+  PM_MG_COARSE_GALERKIN      /* P^T A P */
+} pm_mg_coarse_t;
+
+/** The operator of the caller's problem assembled on `mesh` (one of the coarser meshes given to
+ *  pm_pc_create_mg), exactly as the finest one was (rows its owned nodes, columns its nodes,
+ *  Dirichlet rows and columns eliminated); the preconditioner frees it.  Not collective: the
+ *  set-up agrees its errors. */
+typedef int (*pm_mg_assemble_t)(void *ctx, const pm_local_t *mesh, pm_csr_t **a);
+
+/** Choose the coarse operators of the next set-up (default PM_MG_COARSE_REDISCRETIZE, which
+ *  falls back to Galerkin products when no assembler is set).  PM_ERR_ARG for another kind of
+ *  preconditioner or an unknown value.  Not collective. */
+int pm_mg_set_coarse(pm_pc_t *pc, pm_mg_coarse_t how);
+
+/** The assembler of the rediscretised coarse operators, used by the next set-up (ctx must stay
+ *  valid until it returns); pm_run_steady and pm_run_transient set their own.  Does nothing for
+ *  another kind of preconditioner or pc NULL.  Not collective. */
+int pm_mg_set_assembler(pm_pc_t *pc, pm_mg_assemble_t assemble, void *ctx);
 
 /** The hierarchy of a geometric multigrid preconditioner after its set-up (info->geometric: the
  *  levels whose prolongator comes from the refinement); PM_ERR_ARG for another kind of

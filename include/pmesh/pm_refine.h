@@ -67,10 +67,10 @@ void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents);
 
 /** Sizes of this rank's local mesh after `levels` refinements (upper estimates) and the bytes
- *  refining needs at the last level (the two finest levels and the work arrays).  Not
- *  collective. */
+ *  refining needs at the last level (the two finest levels and the work arrays; `work`: the
+ *  work arrays alone, freed when the refinement returns).  Not collective. */
 typedef struct pm_refine_estimate {
-  double elems, elem_nodes, nodes, bytes;
+  double elems, elem_nodes, nodes, bytes, work;
 } pm_refine_estimate_t;
 void pm_refine_estimate(const pm_local_t *coarse, int levels, pm_refine_estimate_t *est);
 
@@ -81,8 +81,9 @@ void pm_refine_estimate(const pm_local_t *coarse, int levels, pm_refine_estimate
 int pm_refine_check(MPI_Comm comm, const pm_local_t *coarse, int levels);
 
 /** pm_refine_check counting also `run_bytes` per fine node that the caller will hold besides the
- *  mesh (matrix, vectors, preconditioner, output buffers); 0: the refinement alone.  Collective
- *  on comm. */
+ *  meshes after the refinement (matrix, vectors, preconditioner, output buffers; the
+ *  refinement's work arrays are freed by then, so the need is the larger of the refinement's
+ *  and the run's); 0: the refinement alone.  Collective on comm. */
 int pm_refine_check_run(MPI_Comm comm, const pm_local_t *coarse, int levels, double run_bytes);
 
 /** Refine `levels` times (0: nothing changes): *local is replaced by its refinement (the coarse

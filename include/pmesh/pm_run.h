@@ -94,6 +94,13 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep);
  *  (naming what is missing) for a partition without kept levels.  Not collective. */
 int pm_partition_create_mg(const pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
 
+/** pm_partition_create_mg, but the preconditioner takes the partition's coarser levels (the
+ *  meshes and parents kept by pm_partition_refine; part->local stays the partition's) and frees
+ *  each as soon as its set-up no longer needs it, so a solve does not carry them: afterwards
+ *  the partition has no kept levels (part->level_mesh and level_parents NULL; part->levels
+ *  unchanged), and can give no second multigrid preconditioner.  Not collective. */
+int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
+
 /** Write the partition's local meshes (DIR/local.RANK) and, on rank 0, its metadata
  *  (DIR/partition.meta) so that `partition --check DIR` validates it and `solve -p DIR` loads
  *  it: after pm_partition_refine the refined partition, otherwise a copy of the loaded one.
@@ -135,7 +142,23 @@ typedef struct pm_run_options {
  *  exact solution, no output.  Not collective. */
 pm_run_options_t pm_run_options_default(void);
 
-/** What a run did, the same on every rank (output_bytes: rank 0 only). */
+/** The stages of a run whose peak memory it records (pm_run_result_t.peak_rss): writing the
+ *  result's mesh (before the assembly; nothing without output), the assembly, the solver's set-up
+ *  (the preconditioner's included), the solve (transient: every step's) and the output of the
+ *  fields. */
+typedef enum pm_run_stage {
+  PM_RUN_STAGE_MESH_OUTPUT,
+  PM_RUN_STAGE_ASSEMBLY,
+  PM_RUN_STAGE_SETUP,
+  PM_RUN_STAGE_SOLVE,
+  PM_RUN_STAGE_OUTPUT,
+  PM_RUN_STAGES
+} pm_run_stage_t;
+
+/** The stage's name ("mesh_output", "assembly", "setup", "solve", "output").  Not collective. */
+const char *pm_run_stage_name(pm_run_stage_t stage);
+
+/** What a run did, the same on every rank (output_bytes: rank 0 only; peak_rss: this rank's). */
 typedef struct pm_run_result {
   int64_t unknowns, fixed; /* internal nodes, and those with a Dirichlet value, over all ranks */
   int converged;           /* steady: CG converged; transient: every step did */
@@ -148,11 +171,13 @@ typedef struct pm_run_result {
   int failed_step, failed_iterations; /* the step whose CG did not converge (then nothing is kept) */
   double failed_residual;
   /* both */
-  double u_min, u_max;         /* over the internal nodes (a transient run: the last step) */
-  int has_error;               /* an exact solution was given: */
-  double error_max, error_l2;  /* max-norm and discrete L2 norm (pm_run_error_norms) */
-  double t_assembly, t_output; /* seconds (the solve's are in cg) */
-  int64_t output_bytes;        /* size of the result file (rank 0; 0 elsewhere or without one) */
+  double u_min, u_max;             /* over the internal nodes (a transient run: the last step) */
+  int has_error;                   /* an exact solution was given: */
+  double error_max, error_l2;      /* max-norm and discrete L2 norm (pm_run_error_norms) */
+  double t_assembly, t_output;     /* seconds (the solve's are in cg) */
+  int64_t output_bytes;            /* size of the result file (rank 0; 0 elsewhere or without one) */
+  int64_t peak_rss[PM_RUN_STAGES]; /* this rank's peak resident memory (bytes) at the end of each
+                                      stage: the process's peak so far, 0 when unknown */
 } pm_run_result_t;
 
 /** Solve -div(k grad u) = f.  The result file (opt->output) gets the mesh before the assembly and

@@ -4,7 +4,8 @@
 #  - solve --refine K --precond mg for K in KS (default 1 2 3), to 1e-8, with the result
 #    written: wall time of the job (mpiexec to exit), solve's own stages from --summary (load,
 #    refine, assembly, solve with its set-up, output, total = load to written result), MG
-#    iterations, peak RSS of every rank (GNU time) and their sum per fine unknown;
+#    iterations, peak RSS of every rank (GNU time) and their sum per fine unknown, and solve's own
+#    peak at the end of each stage (--summary's peak_rss_bytes_max);
 #  - the serial route to the K = 2 problem (SERIAL=1, the default): gmsh -refine twice on the
 #    mesh, partition, solve --precond amg at NP ranks; the wall time of each step and in total,
 #    the largest process's peak RSS, and the ratios against --refine 2 --precond mg.
@@ -61,6 +62,9 @@ for K in $ks; do
     -v rl="$(rss_list t$K.txt)" -v rs=$(rss_sum t$K.txt) 'BEGIN {
       printf "%-3d %10d %3d | %7.2f | %6.2f %6.2f %8.2f %6.2f(%5.2f) %6.2f %6.2f    | %-16s %.0f\n", K, n, it, w, l, r,
         a, s, su, o, tt, rl, rs / n }'
+  # solve's own peaks at the end of each stage (largest rank): where the memory goes.
+  sed -n 's/.*"peak_rss_bytes_max": {\(.*\)},*/\1/p' s$K.json | tr -d '"' | tr ',' '\n' |
+    awk -F': ' '{ printf "%s%s %.0f", (NR > 1 ? "," : "    peak MB per stage (largest rank): "), $1, $2 / 2^20 } END { print "" }'
 done
 echo "(wall: mpiexec to exit; total: solve's load to written result; RSS: peak per rank, GNU time)"
 

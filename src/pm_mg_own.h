@@ -1,0 +1,15 @@
+/* pm_mg_own.h - a geometric multigrid preconditioner that owns its coarser levels (private: the
+ * refined partition hands them over, pm_run_refine.c). */
+#ifndef PMESH_PM_MG_OWN_H
+#define PMESH_PM_MG_OWN_H
+
+#include "pmesh/pm_mg.h"
+
+/** pm_pc_create_mg, but meshes[0 .. nlevels-2] and parents[0 .. nlevels-2] become the
+ *  preconditioner's (on success only): its set-up frees each as soon as the level below it is
+ *  built, and pm_pc_destroy frees what is left.  meshes[nlevels-1] stays borrowed.  Not
+ *  collective. */
+int pm_mg_create_owning(int nlevels, pm_local_t **meshes, pm_refine_parents_t **parents,
+                        const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
+
+#endif
