@@ -362,10 +362,12 @@ static int mg_view(void *ctx, FILE *out, int json) {
             "\"levels\": %d, \"geometric\": %d, \"coarse_operators\": \"%s\", \"operator_complexity\": %.6f, "
             "\"grid_complexity\": %.6f, \"setup_seconds\": %.6f, \"cycle_seconds\": %.9f, \"cycles\": %ld,\n    "
             "\"smoother\": \"%s\", \"sweeps\": %d, \"threshold\": %.17g, \"max_levels\": %d, \"coarse_size\": %lld, "
-            "\"coarse_solve\": \"%s\",\n    \"rows\": [",
+            "\"rows_per_rank\": %lld, \"coarse_solve\": \"%s\", \"coarse_ranks\": %d, \"precision\": \"%s\",\n    "
+            "\"rows\": [",
             in->levels, in->geometric, coarse_name(g), in->operator_complexity, in->grid_complexity, in->setup_seconds,
             in->cycle_seconds, in->cycles, pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, o->max_levels,
-            (long long)o->coarse_size, in->coarse_direct ? "cholesky" : "smoother");
+            (long long)o->coarse_size, (long long)o->rows_per_rank, in->coarse_direct ? "cholesky" : "smoother",
+            in->coarse_ranks, pm_amg_precision_name(o->precision));
     pm_amg_view_level_arrays(out, in);
     return PM_OK;
   }
@@ -374,8 +376,11 @@ static int mg_view(void *ctx, FILE *out, int json) {
           "complexity %.3f; set-up %.3f s, %.3f ms per V-cycle (%ld cycles)\n",
           in->levels, in->geometric, g->rediscretized ? "rediscretized" : "Galerkin", in->operator_complexity,
           in->grid_complexity, in->setup_seconds, 1e3 * in->cycle_seconds, in->cycles);
-  fprintf(out, "mg: smoother %s x%d; below the partitioned mesh AMG, threshold %g, coarse size %lld\n",
-          pm_amg_smoother_name(o->smoother), o->sweeps, o->threshold, (long long)o->coarse_size);
+  fprintf(
+      out,
+      "mg: smoother %s x%d, cycle in %s precision; below the partitioned mesh AMG, threshold %g, coarse size %lld\n",
+      pm_amg_smoother_name(o->smoother), o->sweeps, pm_amg_precision_name(o->precision), o->threshold,
+      (long long)o->coarse_size);
   for (int l = 0; l < in->levels; l++)
     fprintf(out, "  level %d: %12lld rows %14lld nonzeros  %5.1f per row  %d ranks  %s\n", l, (long long)in->rows[l],
             (long long)in->nonzeros[l], in->rows[l] ? (double)in->nonzeros[l] / (double)in->rows[l] : 0.0, in->ranks[l],
