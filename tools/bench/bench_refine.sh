@@ -57,7 +57,7 @@ for K in $ks; do
   echo "$wall" > wall$K
   n=$(field unknowns s$K.json)
   awk -v K=$K -v n=$n -v it=$(field iterations s$K.json) -v w=$wall -v l=$(field load s$K.json) \
-    -v r=$(sed -n 's/.*"load": [0-9.e+-]*, "refine": \([0-9.e+-]*\).*/\1/p' s$K.json) -v a=$(field assembly s$K.json) -v s=$(field solve s$K.json) \
+    -v r=$(sed -n 's/.*"seconds": {"load": [0-9.e+-]*, "refine": \([0-9.e+-]*\).*/\1/p' s$K.json) -v a=$(field assembly s$K.json) -v s=$(field solve s$K.json) \
     -v su=$(field solver_setup s$K.json) -v o=$(field output s$K.json) -v tt=$(field total s$K.json) \
     -v rl="$(rss_list t$K.txt)" -v rs=$(rss_sum t$K.txt) 'BEGIN {
       printf "%-3d %10d %3d | %7.2f | %6.2f %6.2f %8.2f %6.2f(%5.2f) %6.2f %6.2f    | %-16s %.0f\n", K, n, it, w, l, r,
