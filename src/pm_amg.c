@@ -93,10 +93,13 @@ static void level_free(pm_amg_level_t *lv) {
   free(lv->pt.row);
   free(lv->pt.val);
   if (lv->own_values) {
-    free(lv->va);
-    free(lv->vd);
+    if (!lv->wide) {
+      free(lv->va);
+      free(lv->vd);
+    }
     free(lv->vp);
   }
+  free(lv->vw);
   free(lv->xv);
   free(lv->dinv);
   free(lv->x);
@@ -313,6 +316,8 @@ int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
   /* A rank idle below some level leaves the loops there and waits here for the others. */
   PM_CALL(pm_comm_agree(h->comm, build_levels(h, first)));
   PM_CALL(pm_comm_agree(h->comm, finish_levels(h)));
+  /* The cycle reads the levels' halos, not their global ids (8 bytes a column). */
+  for (int l = 0; l < h->nlev; l++) pm_dmat_release_ids(h->lev[l].dm);
   h->info.levels = h->nlev;
   h->info.coarse_direct = h->direct;
   double rows = 0, nnz = 0;

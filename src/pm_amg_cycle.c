@@ -88,9 +88,31 @@ int pm_amg_smoother_setup(pm_amg_hier_t *h, pm_amg_level_t *lv) {
 static int pm_amg_direct_solve(pm_amg_hier_t *h, pm_amg_level_t *lv);
 
 #define T float
+#define V float
+#define R(name) name##_s
+#include "pm_amg_rows.h"
+#undef V
+#undef R
+#define V double
+#define R(name) name##_w
+#include "pm_amg_rows.h"
+#undef T
+#undef V
+#undef R
+#define T double
+#define V double
+#define R(name) name##_d
+#include "pm_amg_rows.h"
+#undef T
+#undef V
+#undef R
+
+#define T float
 #define F(name) name##_s
 #define MPI_T MPI_FLOAT
+#define ROWS_WIDE rows_w
 #include "pm_amg_kern.h"
+#undef ROWS_WIDE
 #undef T
 #undef F
 #undef MPI_T
@@ -106,6 +128,8 @@ int pm_amg_level_values(pm_amg_hier_t *h, int l) {
   pm_amg_level_t *lv = &h->lev[l];
   int single = h->opt.precision == PM_AMG_SINGLE;
   lv->own_values = single;
+  lv->wide = single && l == 0 && h->wide0;
+  if (lv->p) PM_CALL(single ? level_row_weights_s(lv) : level_row_weights_d(lv));
   PM_CALL(single ? level_values_s(lv, 1) : level_values_d(lv, 0));
   if (!lv->p) return PM_OK;
   int32_t ncol = lv->xdm ? lv->xdm->ncol : h->lev[l + 1].dm->ncol;

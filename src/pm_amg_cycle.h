@@ -38,7 +38,10 @@ typedef struct pm_amg_level {
   /* In the cycle's precision (opt.precision: float or double): */
   void *va, *vd, *vp; /* the operator's values and diagonal (NULL: ones) and P's values:
                        * double borrows a's and p's arrays, single owns copies */
-  int own_values;     /* va, vd, vp are copies to free */
+  void *vw;           /* [P's rows] owned: each row's one weight when P has such rows (P^T
+                       * then has no values and vp is unread), else NULL */
+  int own_values;     /* vp and (but on a wide level) va, vd are copies to free */
+  int wide;           /* va, vd are the operator's doubles with float vectors (h->wide0) */
   pm_amg_pt_t pt;     /* P^T (with p) */
   void *dinv;         /* [n] the smoother's inverse diagonal */
   void *xv;           /* [xdm->ncol] the transfer's coarse vector (with xdm) */
@@ -61,6 +64,9 @@ typedef struct pm_amg_hier {
   int nlev;
   pm_amg_level_t lev[PM_AMG_MAX_LEVELS];
   int direct; /* the coarsest level is factored */
+  int wide0;  /* single precision: level 0 reads the caller's double values instead of a float
+               * copy (geometric multigrid: the copy of the finest operator was the largest array
+               * it added; AMG keeps the faster copy) */
   pm_amg_direct_t dir;
   pm_amg_info_t info;
   double t_setup; /* MPI_Wtime at the start of the set-up */

@@ -2,50 +2,21 @@
  * precision with T (float or double), F(name) (name with the precision's suffix) and MPI_T
  * defined.  Not a header of its own: no include guard, on purpose.
  *
- * Every level's values, vectors and P are in T (pm_amg_cycle.h).  The smoother's sweeps are
- * fused with their products: one pass over a row computes (A v)_i and updates the row's
- * residual, direction and iterate, so each step reads the matrix and its vectors once. */
+ * Every level's values, vectors and P are in T (pm_amg_cycle.h), but for a wide level's values
+ * (pm_amg_rows.h).  The smoother's sweeps are fused with their products: one pass over a row
+ * computes (A v)_i and updates the row's residual, direction and iterate, so each step reads the
+ * matrix and its vectors once. */
 
-/* (A v)_i: the diagonal (d == NULL: 1), then the row's entries in column order. */
-static inline T F(row)(const int32_t *restrict index, const int32_t *restrict item, const T *restrict va,
-                       const T *restrict vd, const T *restrict v, int32_t i) {
-  T s = (vd ? vd[i] : (T)1) * v[i];
-  for (int32_t k = index[i]; k < index[i + 1]; k++) s += va[k] * v[item[k]];
-  return s;
-}
-
-/* One fused sweep over rows [i0, i1) (see pass_kind_t). */
-static void F(rows)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pass_t *ps, int32_t i0, int32_t i1) {
-  const int32_t *restrict index = lv->a->index, *restrict item = lv->a->item;
-  const T *restrict va = lv->va, *restrict vd = lv->vd, *restrict dinv = lv->dinv;
-  const T *restrict v = ps->v, *restrict b = ps->b;
-  T *restrict r = ps->r, *restrict w = ps->w, *restrict wn = ps->wn, *restrict x = ps->x;
-  T al = (T)ps->al, be = (T)ps->be;
-  int set = ps->set;
-  switch (kind) {
-    case PASS_START: /* r = b - A x, w = be Dinv r */
-      for (int32_t i = i0; i < i1; i++) {
-        T ri = b[i] - F(row)(index, item, va, vd, v, i);
-        r[i] = ri;
-        w[i] = be * dinv[i] * ri;
-      }
-      break;
-    case PASS_STEP: /* r -= A w, wn = al w + be Dinv r, x += w (x = w when set) */
-      for (int32_t i = i0; i < i1; i++) {
-        T ri = r[i] - F(row)(index, item, va, vd, v, i), wi = w[i];
-        r[i] = ri;
-        wn[i] = al * wi + be * dinv[i] * ri;
-        x[i] = set ? wi : x[i] + wi;
-      }
-      break;
-    case PASS_LAST: /* r -= A w, x += w (x = w when set) */
-      for (int32_t i = i0; i < i1; i++) {
-        T wi = w[i];
-        r[i] -= F(row)(index, item, va, vd, v, i);
-        x[i] = set ? wi : x[i] + wi;
-      }
-      break;
+/* A fused sweep over rows [i0, i1): the finest level of a geometric multigrid may read double
+ * values with float vectors (ROWS_WIDE, defined for float). */
+static void F(sweep)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pass_t *ps, int32_t i0, int32_t i1) {
+#ifdef ROWS_WIDE
+  if (lv->wide) {
+    ROWS_WIDE(lv, kind, ps, i0, i1);
+    return;
   }
+#endif
+  F(rows)(lv, kind, ps, i0, i1);
 }
 
 /* A fused sweep over the owned rows, with v's externals refreshed by a halo update overlapped
@@ -53,9 +24,9 @@ static void F(rows)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pas
 static int F(pass)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pass_t *ps) {
   const pm_csr_t *a = lv->a;
   PM_CALL(pm_halo_update_begin(lv->halo, ps->v, MPI_T, 1));
-  for (int32_t k = 0; k < a->n_runs_interior; k++) F(rows)(lv, kind, ps, a->runs[2 * k], a->runs[2 * k + 1]);
+  for (int32_t k = 0; k < a->n_runs_interior; k++) F(sweep)(lv, kind, ps, a->runs[2 * k], a->runs[2 * k + 1]);
   PM_CALL(pm_halo_update_end(lv->halo, ps->v, MPI_T, 1));
-  for (int32_t k = a->n_runs_interior; k < a->n_runs; k++) F(rows)(lv, kind, ps, a->runs[2 * k], a->runs[2 * k + 1]);
+  for (int32_t k = a->n_runs_interior; k < a->n_runs; k++) F(sweep)(lv, kind, ps, a->runs[2 * k], a->runs[2 * k + 1]);
   return PM_OK;
 }
 
@@ -130,10 +101,13 @@ static int F(cycle)(pm_amg_hier_t *h, int l, const T *b, T *x) {
   /* b_c = P^T r by the rows of P^T (sums in registers, no scattered updates); the externals'
    * parts are accumulated at their owners. */
   const pm_amg_pt_t *pt = &lv->pt;
-  const T *restrict tv = pt->val;
+  const T *restrict tv = pt->val, *restrict pw = lv->vw;
   for (int32_t c = 0; c < t->ncol; c++) {
     T s = 0;
-    for (int32_t k = pt->ptr[c]; k < pt->ptr[c + 1]; k++) s += tv[k] * r[pt->row[k]];
+    if (pw)
+      for (int32_t k = pt->ptr[c]; k < pt->ptr[c + 1]; k++) s += pw[pt->row[k]] * r[pt->row[k]];
+    else
+      for (int32_t k = pt->ptr[c]; k < pt->ptr[c + 1]; k++) s += tv[k] * r[pt->row[k]];
     tb[c] = s;
   }
   PM_CALL(pm_halo_accumulate(t->halo, tb, MPI_T, 1));
@@ -146,37 +120,60 @@ static int F(cycle)(pm_amg_hier_t *h, int l, const T *b, T *x) {
   PM_CALL(pm_halo_update(t->halo, tx, MPI_T, 1));
   for (int32_t i = 0; i < n; i++) {
     T s = 0;
-    for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) s += pv[k] * tx[p->col[k]];
+    if (pw) {
+      for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) s += tx[p->col[k]];
+      s *= pw[i];
+    } else {
+      for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) s += pv[k] * tx[p->col[k]];
+    }
     x[i] += s;
   }
   return F(smooth)(h, lv, b, x, 0, 0);
 }
 
-/* The level's values in T: double borrows the operator's and P's arrays, float copies them. */
+/* The level's values in T: double borrows the operator's and P's arrays, float copies them (a
+ * wide level borrows the operator's). */
 static int F(level_values)(pm_amg_level_t *lv, int copy) {
   const pm_csr_t *a = lv->a;
   int32_t n = a->n, nnz = a->index[n];
-  if (!copy) {
-    lv->va = a->amat;
-    lv->vd = a->d;
-    lv->vp = lv->p ? lv->p->val : NULL;
-    return PM_OK;
+  lv->va = a->amat;
+  lv->vd = a->d;
+  lv->vp = lv->p && !copy ? lv->p->val : NULL;
+  if (!copy) return PM_OK;
+  if (!lv->wide) {
+    T *va = NULL, *vd = NULL;
+    lv->va = lv->vd = NULL;
+    PM_CALL(PM_MALLOC(va, (size_t)nnz + 1, "level operator (cycle precision)"));
+    lv->va = va;
+    for (int32_t k = 0; k < nnz; k++) va[k] = (T)a->amat[k];
+    if (a->d) {
+      PM_CALL(PM_MALLOC(vd, (size_t)n + 1, "level diagonal (cycle precision)"));
+      lv->vd = vd;
+      for (int32_t i = 0; i < n; i++) vd[i] = (T)a->d[i];
+    }
   }
-  T *va = NULL, *vd = NULL, *vp = NULL;
-  PM_CALL(PM_MALLOC(va, (size_t)nnz + 1, "level operator (cycle precision)"));
-  lv->va = va;
-  for (int32_t k = 0; k < nnz; k++) va[k] = (T)a->amat[k];
-  if (a->d) {
-    PM_CALL(PM_MALLOC(vd, (size_t)n + 1, "level diagonal (cycle precision)"));
-    lv->vd = vd;
-    for (int32_t i = 0; i < n; i++) vd[i] = (T)a->d[i];
-  }
-  if (lv->p) {
+  if (lv->p && !lv->vw) {
+    T *vp = NULL;
     int32_t np = lv->p->ptr[lv->p->n];
+    lv->vp = NULL;
     PM_CALL(PM_MALLOC(vp, (size_t)np + 1, "level prolongator (cycle precision)"));
     lv->vp = vp;
     for (int32_t k = 0; k < np; k++) vp[k] = (T)lv->p->val[k];
   }
+  return PM_OK;
+}
+
+/* A P whose every row has one weight (a refinement's: 1 / the number of parents) keeps that
+ * weight per row instead of one per entry, here and in P^T (lv->vw; NULL when some row has two). */
+static int F(level_row_weights)(pm_amg_level_t *lv) {
+  const pm_amg_p_t *p = lv->p;
+  for (int32_t i = 0; i < p->n; i++)
+    for (int32_t k = p->ptr[i] + 1; k < p->ptr[i + 1]; k++)
+      if (p->val[k] != p->val[p->ptr[i]]) return PM_OK;
+  T *w = NULL;
+  PM_CALL(PM_MALLOC(w, (size_t)p->n + 1, "prolongator row weights"));
+  for (int32_t i = 0; i < p->n; i++) w[i] = p->ptr[i + 1] > p->ptr[i] ? (T)p->val[p->ptr[i]] : (T)0;
+  lv->vw = w;
   return PM_OK;
 }
 
@@ -189,7 +186,7 @@ static int F(level_transpose)(pm_amg_level_t *lv, int32_t ncol) {
   T *val = NULL;
   PM_CALL(PM_CALLOC(pt->ptr, (size_t)ncol + 2, "P transpose"));
   PM_CALL(PM_MALLOC(pt->row, (size_t)nnz + 1, "P transpose rows"));
-  PM_CALL(PM_MALLOC(val, (size_t)nnz + 1, "P transpose values"));
+  if (!lv->vw) PM_CALL(PM_MALLOC(val, (size_t)nnz + 1, "P transpose values"));
   pt->val = val;
   for (int32_t k = 0; k < nnz; k++) pt->ptr[p->col[k] + 2]++;
   for (int32_t c = 0; c < ncol; c++) pt->ptr[c + 2] += pt->ptr[c + 1];
@@ -197,7 +194,7 @@ static int F(level_transpose)(pm_amg_level_t *lv, int32_t ncol) {
     for (int32_t k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
       int32_t at = pt->ptr[p->col[k] + 1]++;
       pt->row[at] = i;
-      val[at] = pv[k];
+      if (val) val[at] = pv[k];
     }
   return PM_OK;
 }

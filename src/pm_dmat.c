@@ -20,6 +20,15 @@ void pm_dmat_destroy(pm_dmat_t **dm) {
   *dm = NULL;
 }
 
+void pm_dmat_release_ids(pm_dmat_t *dm) {
+  if (!dm) return;
+  free(dm->gid);
+  free(dm->owner);
+  dm->gid = NULL;
+  dm->owner = NULL;
+  dm->sorted = 0;
+}
+
 int pm_dmat_owner(const pm_dmat_t *dm, int64_t g) {
   int lo = 0, hi = dm->size - 1;
   while (lo < hi) { /* the last q with range[q] <= g (empty ranks have range[q] == range[q+1]) */
@@ -35,7 +44,7 @@ int pm_dmat_owner(const pm_dmat_t *dm, int64_t g) {
 int32_t pm_dmat_find(const pm_dmat_t *dm, int64_t g) {
   int64_t r0 = dm->range[dm->rank];
   if (g >= r0 && g < r0 + dm->n) return (int32_t)(g - r0);
-  int32_t lo = dm->n, hi = dm->ncol - 1;
+  int32_t lo = dm->n, hi = dm->gid ? dm->ncol - 1 : lo - 1;
   while (lo <= hi) {
     int32_t mid = lo + (hi - lo) / 2;
     if (dm->gid[mid] == g) return mid;

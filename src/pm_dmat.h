@@ -37,6 +37,9 @@ typedef struct pm_dmat {
 int pm_dmat_create(MPI_Comm comm, int32_t n, const int64_t *range, const int64_t *ext, int32_t next, int sort,
                    pm_dmat_t **dm);
 void pm_dmat_destroy(pm_dmat_t **dm);
+/** Free the global ids (gid, owner) once nothing will look them up: the layout keeps its sizes,
+ *  ranges and halo; pm_dmat_find then finds no external.  NULL-safe.  Not collective. */
+void pm_dmat_release_ids(pm_dmat_t *dm);
 
 /** Local index of global id g (owned or external; sorted layouts only), or -1.  Not collective. */
 int32_t pm_dmat_find(const pm_dmat_t *dm, int64_t g);

@@ -188,29 +188,46 @@ static int add_entry(pm_csr_t *a, const pm_local_t *l, int32_t row, int32_t col,
   return PM_OK;
 }
 
-/* Per element: the expression that applies (default, then group overrides in order). */
-static int per_element(const pm_local_t *l, const pm_problem_list_t *list, pm_expr_t **ex, const pm_expr_t **out,
+/* Which expression applies on each element: the default, then group overrides in order (later
+ * wins).  When the last entry has no group it covers every element, and no per-element array is
+ * made: at 8 bytes an element it was the largest array a refined run's assembly added. */
+typedef struct elem_expr {
+  const pm_expr_t *all;   /* every element's, or NULL */
+  const pm_expr_t **each; /* [n_elems] when the elements differ, else NULL */
+} elem_expr_t;
+
+static int per_element(const pm_local_t *l, const pm_problem_list_t *list, pm_expr_t **ex, elem_expr_t *out,
                        const char *what) {
   const pm_problem_entry_t *gv = list->e;
-  for (int32_t e = 0; e < l->n_elems; e++) out[e] = NULL;
+  int uniform = list->n > 0 && !gv[list->n - 1].group;
+  *out = (elem_expr_t){uniform ? ex[list->n - 1] : NULL, NULL};
+  for (int i = 0; i < list->n; i++) /* every group named must exist, used or not */
+    PM_CHECK(!gv[i].group || pm_fem_find_group(l, gv[i].group) >= 0, PM_ERR_ARG,
+             "the %s on '%s': no group of that name", what, gv[i].group);
+  if (uniform) return PM_OK;
+  PM_CALL(PM_MALLOC(out->each, l->n_elems > 0 ? l->n_elems : 1, what));
+  for (int32_t e = 0; e < l->n_elems; e++) out->each[e] = NULL;
   for (int i = 0; i < list->n; i++) {
     if (!gv[i].group) {
-      for (int32_t e = 0; e < l->n_elems; e++) out[e] = ex[i];
+      for (int32_t e = 0; e < l->n_elems; e++) out->each[e] = ex[i];
       continue;
     }
-    int g = pm_fem_find_group(l, gv[i].group);
-    PM_CHECK(g >= 0, PM_ERR_ARG, "the %s on '%s': no group of that name", what, gv[i].group);
-    for (int32_t k = 0; k < l->groups[g].n_elems; k++) out[l->groups[g].elems[k]] = ex[i];
+    const pm_local_group_t *g = &l->groups[pm_fem_find_group(l, gv[i].group)];
+    for (int32_t k = 0; k < g->n_elems; k++) out->each[g->elems[k]] = ex[i];
   }
   return PM_OK;
 }
 
+static const pm_expr_t *expr_of(const elem_expr_t *x, int32_t e) {
+  return x->each ? x->each[e] : x->all;
+}
+
 /* Element e's matrix and load with its own conductivity and source; errors name the element. */
-static int element_matrices(const pm_local_t *l, const pm_problem_t *pr, const pm_expr_t **ke, const pm_expr_t **fe,
+static int element_matrices(const pm_local_t *l, const pm_problem_t *pr, const elem_expr_t *ke, const elem_expr_t *fe,
                             int32_t e, double K[4][4], double F[4]) {
-  PM_CHECK(fe[e] && ke[e], PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e],
-           fe[e] ? "conductivity" : "source");
-  int ierr = element(l, e, ke[e], fe[e], l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
+  const pm_expr_t *k = expr_of(ke, e), *f = expr_of(fe, e);
+  PM_CHECK(f && k, PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e], f ? "conductivity" : "source");
+  int ierr = element(l, e, k, f, l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
   if (ierr) {
     char prefix[128];
     snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
@@ -222,17 +239,15 @@ static int element_matrices(const pm_local_t *l, const pm_problem_t *pr, const p
 static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_problem_list_t *src,
                         const pm_problem_list_t *cond, pm_expr_t **fx, pm_expr_t **kx, pm_csr_t *a, double *b) {
   int ierr = PM_OK;
-  const pm_expr_t **fe = NULL, **ke = NULL;
-  PM_TRY(PM_MALLOC(fe, l->n_elems, "sources"));
-  PM_TRY(PM_MALLOC(ke, l->n_elems, "conductivities"));
-  PM_TRY(per_element(l, src, fx, fe, "source"));
-  PM_TRY(per_element(l, cond, kx, ke, "conductivity"));
+  elem_expr_t fe = {0}, ke = {0};
+  PM_TRY(per_element(l, src, fx, &fe, "source"));
+  PM_TRY(per_element(l, cond, kx, &ke, "conductivity"));
   int32_t n = l->n_internal;
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
     double K[4][4], F[4];
-    PM_TRY(element_matrices(l, pr, ke, fe, e, K, F));
+    PM_TRY(element_matrices(l, pr, &ke, &fe, e, K, F));
     for (int i = 0; i < nv; i++) {
       int32_t r = l->elem_node[k0 + i];
       if (r >= n) continue;
@@ -241,8 +256,8 @@ static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_pr
     }
   }
 cleanup:
-  free(fe);
-  free(ke);
+  free(fe.each);
+  free(ke.each);
   return ierr;
 }
 
@@ -613,7 +628,7 @@ int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f
   int ierr = PM_OK;
   int32_t n = l->n_internal;
   pm_expr_t **fx = NULL, **kx = NULL;
-  const pm_expr_t **fe = NULL, **ke = NULL;
+  elem_expr_t fe = {0}, ke = {0};
   const pm_problem_list_t src = pr->source.n ? pr->source : (pm_problem_list_t){1, 1, &default_source};
   const pm_problem_list_t cond = pr->conductivity.n ? pr->conductivity : (pm_problem_list_t){1, 1, &default_cond};
   memset(f, 0, (size_t)n * sizeof *f);
@@ -630,15 +645,13 @@ int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f
     for (int32_t i = 0; i < n; i++) PM_TRY(eval_at(fx[src.n - 1], l->xyz + 3 * i, "the source", &f[i]));
     goto cleanup;
   }
-  PM_TRY(PM_MALLOC(fe, l->n_elems > 0 ? l->n_elems : 1, "sources"));
-  PM_TRY(PM_MALLOC(ke, l->n_elems > 0 ? l->n_elems : 1, "conductivities"));
-  PM_TRY(per_element(l, &src, fx, fe, "source"));
-  PM_TRY(per_element(l, &cond, kx, ke, "conductivity"));
+  PM_TRY(per_element(l, &src, fx, &fe, "source"));
+  PM_TRY(per_element(l, &cond, kx, &ke, "conductivity"));
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
     double K[4][4], F[4];
-    PM_TRY(element_matrices(l, pr, ke, fe, e, K, F));
+    PM_TRY(element_matrices(l, pr, &ke, &fe, e, K, F));
     for (int i = 0; i < nv; i++)
       if (l->elem_node[k0 + i] < n) f[l->elem_node[k0 + i]] += F[i];
   }
@@ -647,8 +660,8 @@ int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f
 cleanup:
   exprs_free(fx, src.n);
   exprs_free(kx, cond.n);
-  free(fe);
-  free(ke);
+  free(fe.each);
+  free(ke.each);
   return ierr;
 }
 

@@ -463,6 +463,12 @@ int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *l, const pm_meta_
   pm_h5io_prof_add(PM_H5_PROF_OPEN, pm_h5io_prof_now() - t0);
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
+  if (flags & PM_H5_NODE_FIELDS) { /* a refined run's element plan is 10 bytes an element */
+    pm_redist_destroy(&s->ep);
+    free(s->esel);
+    s->esel = NULL;
+    pm_scratch_free(&s->conv);
+  }
   ierr = pm_xdmf_add_field(&s->x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64);
   if (!ierr && !(flags & PM_H5_NO_PARTITION)) {
     ierr = pm_xdmf_add_field(&s->x, -1, "/fields/rank", "rank", 0, PM_XDMF_INT32);
@@ -496,6 +502,8 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
                           nm ? nm : "(null)", PM_H5_NAME_MAX);
     else if (strcmp(nm, "rank") == 0 || strcmp(nm, "elem_rank") == 0 || strcmp(nm, "global_id") == 0)
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field name '%s' is reserved (pmesh writes it itself)", nm);
+    else if (fields[f].on_elements && (s->flags & PM_H5_NODE_FIELDS))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field '%s': this series writes node fields only", nm);
     else if (!fields[f].data &&
              (fields[f].on_elements ? s->local->n_elems > 0 : s->local->n_total + s->local->n_aux > 0))
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: field '%s' has no data", s->rank, nm);

@@ -64,6 +64,31 @@ void pm_local_destroy(pm_local_t **local) {
   *local = NULL;
 }
 
+void pm_local_release(pm_local_t *l, int what) {
+  if (!l) return;
+  if (what & (PM_LOCAL_ELEM_PLACE | PM_LOCAL_ELEMENTS)) {
+    free(l->elem_index);
+    free(l->elem_owner);
+    l->elem_index = NULL;
+    l->elem_owner = NULL;
+  }
+  if (!(what & PM_LOCAL_ELEMENTS)) return;
+  free(l->elem_type);
+  free(l->elem_gid);
+  free(l->elem_ptr);
+  free(l->elem_node);
+  l->elem_type = NULL;
+  l->elem_gid = NULL;
+  l->elem_ptr = l->elem_node = NULL;
+  l->n_elems = 0;
+  l->has_mesh = 0;
+  for (int g = 0; g < l->n_groups; g++) {
+    free(l->groups[g].elems);
+    l->groups[g].elems = NULL;
+    l->groups[g].n_elems = 0;
+  }
+}
+
 /* ---------------------------------------------------------------- writing */
 
 int pm_local_out_open(pm_out_file_t *o, const char *path) {

@@ -426,6 +426,7 @@ static int create(int nlevels, const pm_local_t *const *meshes, const pm_refine_
     g->own_par[l] = own_par[l];
   }
   pm_amg_hier_init(g->h, coarse_opt);
+  g->h->wide0 = 1; /* the finest operator is a refined run's largest array: no float copy */
   PM_CALL(pm_pc_create(&mg_ops, g, pc)); /* on failure it freed g, but not the levels */
   g->owns = own_mesh != NULL;
   return PM_OK;

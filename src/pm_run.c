@@ -398,9 +398,9 @@ static int finish(run_t *r, const double *u, pm_run_result_t *res) {
 }
 
 /* A reproducible run's result leaves out the owner ranks: the file is then the same for any
- * partition. */
+ * partition.  A run writes node fields only. */
 static int h5_flags(const pm_run_options_t *o) {
-  return o->cg.reproducible ? PM_H5_NO_PARTITION : 0;
+  return (o->cg.reproducible ? PM_H5_NO_PARTITION : 0) | PM_H5_NODE_FIELDS;
 }
 
 static void output_size(const run_t *r, pm_run_result_t *res) {
@@ -427,8 +427,12 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
     PM_TRY(pm_comm_agree(part->comm, ierr));
     mark(res, PM_RUN_STAGE_MESH_OUTPUT);
   }
+  /* The elements' place was for the result's mesh and is for an initial state's file check. */
+  int release = opt->release_elements && !pm_value_is_set(opt->exact);
+  if (release && !opt->initial.file) pm_local_release(part->local, PM_LOCAL_ELEM_PLACE);
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
+  if (release) pm_local_release(part->local, PM_LOCAL_ELEMENTS);
   mark(res, PM_RUN_STAGE_ASSEMBLY);
   PM_TRY(pm_cg_create(r.a, part->halo, pc, &cg));
   mark(res, PM_RUN_STAGE_SETUP);

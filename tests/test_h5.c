@@ -11,7 +11,9 @@
  *                                 every internal node's value is exactly FACTOR (x + 2y + 3)
  *   test_h5 abandon DIR OUT       a series closed with ok = 0: OUT.h5/.xmf keep their content
  *   test_h5 crash  DIR OUT        a series interrupted (MPI_Abort) before its close
- *   test_h5 all    DIR            write + series + read back, self-checking (the ctest unit)
+ *   test_h5 all    DIR            write + series + read back, self-checking (the ctest unit);
+ *                                 also a node-fields series (PM_H5_NODE_FIELDS): an element
+ *                                 field refused, the mesh's elements released once it is created
  * The expected values come from the coordinates (a linear field is exact at every node).
  * Exit status 0 on success; on failure every rank exits non-zero with a message. */
 #define _POSIX_C_SOURCE 200809L
@@ -208,6 +210,47 @@ static int do_series(const char *dir, const char *out, int mode) {
   return ierr;
 }
 
+/* A node-fields series (PM_H5_NODE_FIELDS) refuses an element field; the mesh's elements may go
+ * once it is created, and its steps then read back as do_series' do. */
+static int do_nodes(const char *dir, const char *out) {
+  pm_local_t *l = NULL;
+  pm_meta_t *m = NULL;
+  pm_h5_series_t *s = NULL;
+  double *u = NULL, *cx = NULL;
+  int32_t *tag = NULL;
+  char h5[4400], xmf[4400];
+  snprintf(h5, sizeof h5, "%s.h5", out);
+  snprintf(xmf, sizeof xmf, "%s.xmf", out);
+  int ierr = load(dir, &l, &m);
+  if (!ierr) ierr = pm_h5_series_create_flags(MPI_COMM_WORLD, l, m, h5, xmf, PM_H5_NODE_FIELDS, &s);
+  if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
+  if (!ierr) {
+    pm_h5_field_t cell[1] = {{"cx", 1, 0, cx}};
+    int refused = pm_h5_series_write(s, 0.5, cell, 1);
+    if (rank_ == 0 && refused) printf("a node-fields series refuses an element field: %s\n", pm_error_message());
+    pm_error_clear();
+    pm_h5_series_close(&s, NULL, 0, 0);
+    if (refused != PM_ERR_ARG)
+      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                          "rank %d: an element field written to a node-fields series returned %d", rank_, refused);
+  }
+  if (!ierr) ierr = pm_h5_series_create_flags(MPI_COMM_WORLD, l, m, h5, xmf, PM_H5_NODE_FIELDS, &s);
+  if (!ierr) pm_local_release(l, PM_LOCAL_ELEMENTS);
+  for (int k = 0; k < 3 && !ierr; k++) {
+    for (int32_t i = 0; i < l->n_total + l->n_aux; i++) u[i] = (k + 1.0) * lin(&l->xyz[3 * (int64_t)i]);
+    pm_h5_field_t fields[1] = {{"u", 0, 0, u}};
+    ierr = pm_h5_series_write(s, 0.5 * (k + 1), fields, 1);
+  }
+  int ierr2 = s ? pm_h5_series_close(&s, NULL, 0, !ierr) : PM_OK;
+  if (!ierr) ierr = ierr2;
+  free(u);
+  free(cx);
+  free(tag);
+  pm_local_destroy(&l);
+  pm_meta_destroy(&m);
+  return ierr;
+}
+
 static int do_read(const char *dir, const char *file, int step, const char *name, double factor) {
   pm_local_t *l = NULL;
   pm_meta_t *m = NULL;
@@ -283,6 +326,13 @@ int main(int argc, char **argv) {
     }
     snprintf(out, sizeof out, "unit_h5s_np%d", nranks_);
     if (!ierr) ierr = do_series(argv[2], out, 0);
+    for (int k = -1; k < 3 && !ierr; k++) {
+      char f[80];
+      snprintf(f, sizeof f, "%s.h5", out);
+      ierr = do_read(argv[2], f, k, "u", k < 0 ? 3.0 : k + 1.0);
+    }
+    snprintf(out, sizeof out, "unit_h5n_np%d", nranks_);
+    if (!ierr) ierr = do_nodes(argv[2], out);
     for (int k = -1; k < 3 && !ierr; k++) {
       char f[80];
       snprintf(f, sizeof f, "%s.h5", out);

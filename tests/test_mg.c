@@ -11,7 +11,8 @@
  *    centres' weights halved, square.msh takes 29, 56, ... iterations.  (Scaling every weight
  *    alike is no test: a Galerkin cycle does not change when P is scaled.);
  *  - the MG hierarchy has K geometric levels and at least K+1 levels;
- *  - CG + MG and CG + AMG (to 1e-12) give the same solution to 1e-8 relative;
+ *  - CG + MG and CG + AMG (to 1e-12) give the same solution to 1e-8 relative; MG's cycle in
+ *    single precision takes within one iteration of its cycle in double;
  *  - 2D: the nodal RMS error against u falls by ~4 per refinement (order 2 +- 0.2) from K = 2;
  *    1D: at least that fast (P1 nodal values superconverge: the measured order is 4);
  *  - bad arguments are refused with PM_ERR_ARG, an operator of another mesh by the set-up;
@@ -87,6 +88,17 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
   pm_cg_result_t rm = solve(a, halo, mg, b, u0, xm, np, 1e-8);
   pm_cg_result_t ra = solve(a, halo, amg, b, u0, xa, np, 1e-8);
   EXPECT(rm.converged && ra.converged, "K = %d: MG converged %d, AMG %d", K, rm.converged, ra.converged);
+  /* The single cycle (the finest level's double values with float vectors, P's weights per
+   * row) within an iteration of the double one. */
+  pm_amg_options_t dbl = ao;
+  dbl.precision = PM_AMG_DOUBLE;
+  pm_pc_t *mgd = NULL;
+  OK(pm_pc_create_mg(K + 1, (const pm_local_t *const *)meshes, (const pm_refine_parents_t *const *)parents, &dbl,
+                     &mgd));
+  pm_cg_result_t rd = solve(a, halo, mgd, b, u0, xa, np, 1e-8);
+  EXPECT(rd.converged && abs(rd.iterations - rm.iterations) <= 1, "K = %d: MG single %d iterations, double %d", K,
+         rm.iterations, rd.iterations);
+  pm_pc_destroy(&mgd);
   out.it_mg = rm.iterations;
   out.it_amg = ra.iterations;
   pm_amg_info_t info;

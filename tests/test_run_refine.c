@@ -16,7 +16,10 @@
  *    MG in at most 15 iterations; MG with Galerkin coarse operators and MG that took the
  *    levels over (pm_partition_take_mg: the partition keeps none, a second take is refused)
  *    give that solution in as many iterations, and their views say which coarse operators;
- *  - a dump loads back as a partition with the refined mesh and the refined metadata. */
+ *  - a dump loads back as a partition with the refined mesh and the refined metadata;
+ *  - a run that releases the elements keeps them when it has an exact solution to compare
+ *    with, else gives the same solution and result file and leaves the mesh its nodes and
+ *    tables only, on which a further run is refused. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <mpi.h>
@@ -26,6 +29,7 @@
 
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_h5.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "tu_check.h"
@@ -57,11 +61,10 @@ static void refused(pm_partition_t *p, int levels, int keep, const char *what) {
   if (g_rank == 0 && ierr != PM_ERR_REMOTE) printf("refused as it should be (%s): %s\n", what, pm_error_message());
 }
 
-/* -lap u = 1 with u = 0 on the boundary: solution and iterations with pc. */
-static int solve(const pm_partition_t *p, pm_pc_t *pc, double *u) {
+/* -lap u = 1 with u = 0 on the boundary: solution and iterations with pc, from opt's options. */
+static int solve_with(const pm_partition_t *p, pm_pc_t *pc, double *u, pm_run_options_t opt) {
   pm_problem_t *prob = NULL;
   pm_run_result_t res;
-  pm_run_options_t opt = pm_run_options_default();
   opt.cg.rtol = 1e-12;
   OK(pm_problem_create(&prob));
   OK(pm_problem_set_source(prob, NULL, pm_value_expr("1")));
@@ -70,6 +73,59 @@ static int solve(const pm_partition_t *p, pm_pc_t *pc, double *u) {
   pm_problem_destroy(&prob);
   EXPECT(res.converged, "CG + %s did not converge", pm_pc_name(pc));
   return res.cg.iterations;
+}
+
+static int solve(const pm_partition_t *p, pm_pc_t *pc, double *u) {
+  return solve_with(p, pc, u, pm_run_options_default());
+}
+
+/* A run that may release the elements (pm_run_options_t.release_elements): with an exact
+ * solution it keeps them; without, the same solution and its result file, with the partition's
+ * mesh left its nodes and tables only, on which a further run is refused. */
+static void released(MPI_Comm comm, pm_partition_t *c, const pm_partition_t *back, const double *um, const char *dir) {
+  size_t nt = (size_t)c->local->n_total + 1;
+  double *u = calloc(nt, sizeof *u), *w = calloc(nt, sizeof *w), d[2] = {0, 0};
+  char h5[4200];
+  snprintf(h5, sizeof h5, "%s/released.h5", dir);
+  pm_pc_t *pc = NULL;
+  pm_amg_options_t ao;
+  pm_amg_options_default(&ao);
+  pm_run_options_t opt = pm_run_options_default();
+  opt.release_elements = 1;
+  opt.exact = pm_value_expr("0");
+  int32_t ne = c->local->n_elems;
+  OK(pm_pc_create_amg(&ao, &pc));
+  solve_with(c, pc, u, opt);
+  pm_pc_destroy(&pc);
+  EXPECT(c->local->n_elems == ne && c->local->has_mesh && c->local->elem_owner, "elements released with --exact");
+  opt.exact = (pm_value_t){0};
+  opt.output = h5;
+  OK(pm_pc_create_amg(&ao, &pc));
+  solve_with(c, pc, u, opt);
+  pm_pc_destroy(&pc);
+  EXPECT(c->local->n_elems == 0 && !c->local->has_mesh && !c->local->elem_node && !c->local->elem_owner &&
+             c->local->gid && c->local->xyz && c->local->import_index,
+         "the elements were not released, or more than they");
+  OK(pm_h5_read_field(comm, back->local, back->meta, h5, "u", -1, w));
+  for (int32_t i = 0; i < c->local->n_internal; i++) {
+    d[0] = fmax(d[0], fmax(fabs(u[i] - um[i]), fabs(w[i] - um[i])));
+    d[1] = fmax(d[1], fabs(um[i]));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_DOUBLE, MPI_MAX, comm);
+  EXPECT(d[0] <= 1e-9 * d[1], "after releasing the elements the solution or its file differs by %g", d[0]);
+  OK(pm_pc_create_amg(&ao, &pc));
+  pm_run_result_t res;
+  pm_problem_t *prob = NULL;
+  OK(pm_problem_create(&prob));
+  pm_error_clear();
+  EXPECT(pm_run_steady(c, prob, pc, &opt, u, &res) != PM_OK && strstr(pm_error_message(), "elements"),
+         "a run on a mesh without elements was accepted, or its message is: %s", pm_error_message());
+  if (g_rank == 0) printf("a mesh without its elements is refused: %s\n", pm_error_message());
+  pm_error_clear();
+  pm_problem_destroy(&prob);
+  pm_pc_destroy(&pc);
+  free(u);
+  free(w);
 }
 
 int main(int argc, char **argv) {
@@ -199,6 +255,7 @@ int main(int argc, char **argv) {
              back->meta->mesh_fingerprint == c->meta->mesh_fingerprint &&
              back->meta->global_nodes == c->meta->global_nodes,
          "the dump loads back otherwise");
+  released(comm, c, back, um, argv[2]);
 
   pm_partition_destroy(&back);
   free(um);

@@ -287,10 +287,12 @@ int main(int argc, char **argv) {
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
   /* --refine: every rank refines its own part; mg keeps the levels. */
   /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
-   * about 170 bytes per node for triangles: measured peaks of solve --refine were about 410
-   * bytes per unknown with mg, the meshes included (560-580 with amg before it shared CG's
-   * operator); refuse before refining what would not fit, rather than be killed halfway. */
-  double run_bytes = p->precond == PRECOND_MG ? 260.0 : p->precond == PRECOND_AMG ? 600.0 : 400.0;
+   * about 175 bytes per node for triangles: solve --refine with mg peaks at about 270 bytes per
+   * unknown in all, the meshes included, when the run releases the elements after the assembly;
+   * with --exact or time steps it keeps them, about 80 bytes more.  Refuse before refining what
+   * would not fit, rather than be killed halfway. */
+  double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
+  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 600.0 : 400.0);
   if (report(rank, pm_refine_check_run(part->comm, part->local, p->refine, run_bytes))) goto finish;
   if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
   if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
@@ -326,6 +328,7 @@ int main(int argc, char **argv) {
   if (!p->no_output) o.output = p->out_h5;
   o.output_xmf = p->out_xmf;
   if (p->dump[0]) o.on_assembled = dump_matrix, o.on_assembled_ctx = p;
+  o.release_elements = 1; /* nothing after the run reads them */
   pm_h5_attr_t refine_attr = {"refine", PM_H5_ATTR_INT64, 0, p->refine, NULL};
   if (p->refine > 0) o.attrs = &refine_attr, o.n_attrs = 1; /* K = 0: the result as before */
   pm_run_result_t r;

@@ -101,8 +101,11 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t 
  *  PM_H5_NO_PARTITION: the owner ranks (/fields/rank, /fields/elem_rank and their XDMF
  *  attributes) and the nranks and partition_fingerprint attributes, so that a result whose
  *  values do not depend on the partition (a reproducible solve) is the same file, byte for
- *  byte, for any number of ranks. */
-enum { PM_H5_NO_PARTITION = 1 };
+ *  byte, for any number of ranks.
+ *  PM_H5_NODE_FIELDS: the series writes node fields only; what it needs for element fields (the
+ *  owned elements' plan) goes once the mesh is written, and the mesh's elements may then be freed
+ *  (pm_local_release) before the series ends. */
+enum { PM_H5_NO_PARTITION = 1, PM_H5_NODE_FIELDS = 2 };
 
 /** pm_h5_series_create with flags (0: the same).  Collective. */
 int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,

@@ -136,6 +136,11 @@ typedef struct pm_run_options {
    *  before any solve (to inspect or dump it); its error is agreed.  Not collective. */
   int (*on_assembled)(void *ctx, const pm_partition_t *part, const pm_csr_t *a, const double *b);
   void *on_assembled_ctx;
+  /** Steady runs: free the partition's elements as soon as nothing after needs them (with no
+   *  exact solution to compare with): their place in the global mesh once the result's mesh is
+   *  written, the rest once the operator is assembled (pm_local_release on part->local, which
+   *  has no elements after the run).  For runs as large as the machine (solve sets it). */
+  int release_elements;
 } pm_run_options_t;
 
 /** rtol 1e-8, maxit 10000, no monitor (out stdout), every 1, consistent mass, start from 0, no
