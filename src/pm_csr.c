@@ -77,7 +77,8 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   int32_t *cnt = NULL, *stamp = NULL;
   int32_t n = l->n_internal, np = l->n_total;
   *csr = NULL;
-  PM_CHECK(l->has_mesh, PM_ERR_ARG, "the local mesh has no elements (a lecture table file?)");
+  PM_CHECK(l->has_mesh, PM_ERR_ARG,
+           "the local mesh has no elements (a lecture table file, or elements released by pm_local_release)");
   PM_TRY(PM_CALLOC(a, 1, "matrix"));
   a->n = n;
   a->ncol = np;

@@ -336,8 +336,9 @@ cleanup:
 int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, int32_t *nown) {
   PM_CHECK(l && meta, PM_ERR_ARG, "pm_h5: NULL local mesh or metadata");
   PM_CHECK(l->has_mesh, PM_ERR_ARG,
-           "rank %d: the local mesh has no coordinates or elements (a lecture file with the tables only); "
-           "re-partition with partition to get a full local mesh",
+           "rank %d: the local mesh has no coordinates or elements: a lecture file with the tables only "
+           "(re-partition with partition to get a full local mesh), or a mesh whose elements were released "
+           "(pm_local_release)",
            rank);
   PM_CHECK(meta->dim == 1 || meta->dim == 2, PM_ERR_ARG, "partition.meta: dimension %d, expected 1 or 2", meta->dim);
   PM_CHECK(meta->global_nodes > 0 && meta->global_elems > 0, PM_ERR_ARG,

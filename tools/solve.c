@@ -287,12 +287,12 @@ int main(int argc, char **argv) {
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
   /* --refine: every rank refines its own part; mg keeps the levels. */
   /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
-   * about 175 bytes per node for triangles: solve --refine with mg peaks at about 270 bytes per
-   * unknown in all, the meshes included, when the run releases the elements after the assembly;
-   * with --exact or time steps it keeps them, about 80 bytes more.  Refuse before refining what
-   * would not fit, rather than be killed halfway. */
+   * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
+   * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
+   * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
+   * Refuse before refining what would not fit, rather than be killed halfway. */
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
-  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 600.0 : 400.0);
+  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0);
   if (report(rank, pm_refine_check_run(part->comm, part->local, p->refine, run_bytes))) goto finish;
   if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
   if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;

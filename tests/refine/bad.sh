@@ -27,9 +27,10 @@ sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$SOL
 sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 3 \
   -o s.h5 --dump-local sr || fail "solve --refine 3 in 1 MB"
 # The run's own memory counts too: 2 levels of square (~8k nodes) fit the refinement alone in
-# 3 MB (2.5) but not a Jacobi solve on them (5.0).
+# 3 MB (2.5) but not an AMG solve on them that keeps the elements for its error norms (3.5).
 sh "$EXPECT_FAIL" "refining 2 times and running on the fine mesh needs about" 30 env PMESH_REFINE_MEMORY=3000000 \
-  "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 2 --precond jacobi -o s.h5 || fail "solve --refine 2 --precond jacobi in 3 MB"
+  "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 2 --precond amg --exact 0 -o s.h5 ||
+  fail "solve --refine 2 --precond amg --exact 0 in 3 MB"
 sh "$EXPECT_FAIL" "--precond mg needs --refine K with K >= 1" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --precond mg -o s.h5 ||
   fail "solve --precond mg without --refine"
 sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --refine 1 -o s.h5 ||

@@ -20,7 +20,9 @@ mkdir -p "$work" && cd "$work"
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 field() { sed -n "s/.*\"$1\": \\([0-9.e+-]*\\).*/\\1/p" "$2" | head -1; }
 # Peak resident set of the job: the sum over ranks of each rank's maximum (kB), from GNU time.
-rss() { awk '/^RSS / { s += $2 } END { print s + 0 }' "$1"; }
+# Every rank's "RSS <kB>" line of GNU time, summed; found anywhere in a line, as the ranks'
+# stderr can interleave without a line break between them.
+rss() { awk '{ while (match($0, /RSS [0-9]+/)) { s += substr($0, RSTART + 4, RLENGTH - 4); $0 = substr($0, RSTART + RLENGTH) } } END { print s + 0 }' "$1"; }
 have_petsc=0
 if [ -d /usr/lib/petsc ]; then
   mpicc.openmpi -O3 -o petsc_cg "$here/petsc_cg.c" -I/usr/lib/petsc/include -L/usr/lib/petsc/lib -lpetsc

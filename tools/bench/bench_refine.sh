@@ -31,10 +31,12 @@ mesh=$(cd "$(dirname "$mesh")" && pwd)/$(basename "$mesh")
 mkdir -p "$work" && cd "$work"
 now() { date +%s.%N; }
 field() { sed -n "s/.*\"$1\": \\([0-9.e+-]*\\).*/\\1/p" "$2" | head -1; }
-# GNU time's "RSS <kB>" lines: every process's, the sum, the largest.
-rss_list() { awk '/^RSS / { printf "%s%.0f", (n++ ? " " : ""), $2 / 1024 } END { if (!n) printf "-" }' "$1"; }
-rss_sum() { awk '/^RSS / { s += $2 } END { print s * 1024 }' "$1"; }
-rss_max() { awk '/^RSS / { if ($2 > m) m = $2 } END { print m * 1024 }' "$1"; }
+# GNU time's "RSS <kB>" records, found anywhere in a line (the ranks' stderr can interleave
+# without a line break): every process's, the sum, the largest.
+rss_kb() { awk '{ while (match($0, /RSS [0-9]+/)) { print substr($0, RSTART + 4, RLENGTH - 4); $0 = substr($0, RSTART + RLENGTH) } }' "$1"; }
+rss_list() { rss_kb "$1" | awk '{ printf "%s%.0f", (n++ ? " " : ""), $1 / 1024 } END { if (!n) printf "-" }'; }
+rss_sum() { rss_kb "$1" | awk '{ s += $1 } END { print s * 1024 }'; }
+rss_max() { rss_kb "$1" | awk '{ if ($1 > m) m = $1 } END { print m * 1024 }'; }
 
 t=$(now)
 order=${ORDER:-hilbert}
