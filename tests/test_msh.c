@@ -5,13 +5,15 @@
  * and the hand-written files), not taken from the reader.  The same square mesh saved by Gmsh as
  * MSH 2.2 and 4.1, ASCII and binary, with parametric coordinates, and rewritten big-endian by
  * msh/make_be.py must read to the same nodes (coordinates bit for bit), elements and
- * memberships; so must the ASCII files with Windows line ends (sq*crlf.msh). */
+ * memberships; so must the ASCII files with Windows line ends (sq*crlf.msh).  The structured
+ * meshes of pm_gen read back to their description. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_gen.h"
 #include "pmesh/pm_msh.h"
 
 static int failures;
@@ -384,6 +386,43 @@ static void check_errors(void) {
   }
 }
 
+/* pm_gen's meshes read back: the counts and coordinates of pm_gen.h's description; bad sizes and
+ * an unwritable directory refused, leaving no file. */
+static void check_gen(void) {
+  const char *path = "test_msh_gen.msh";
+  pm_gen_t grid = {PM_GEN_GRID, 0, 0, 4, 3, 6.0, 1.0, 1}, line = {PM_GEN_LINE, 5, 0.5, 0, 0, 0, 0, 0};
+  pm_msh_t *m = NULL;
+  CHECK(pm_gen_save(path, &grid) == PM_OK && pm_msh_read(path, &m) == PM_OK);
+  if (m) {
+    /* 12 nodes; 2 x 3 cells of 2 triangles; 2 (3 + 2) boundary lines. */
+    CHECK(m->n_nodes == 12 && m->n_elems == 12 + 10 && m->n_phys_names == 5);
+    for (int64_t k = 0; k < m->n_nodes; k++) {
+      int64_t t = m->node_tag[k] - 1, i = t % 4, j = t / 4;
+      CHECK(m->xyz[3 * k] == 2.0 * (double)i && m->xyz[3 * k + 1] == 0.5 * (double)j && m->xyz[3 * k + 2] == 0);
+    }
+    pm_msh_destroy(&m);
+  }
+  CHECK(pm_gen_save(path, &line) == PM_OK && pm_msh_read(path, &m) == PM_OK);
+  if (m) {
+    CHECK(m->n_nodes == 6 && m->n_elems == 5 + 2 && m->n_phys_names == 3);
+    for (int64_t k = 0; k < m->n_nodes; k++) CHECK(m->xyz[3 * k] == 0.5 * (double)(m->node_tag[k] - 1));
+    pm_msh_destroy(&m);
+  }
+  remove(path);
+  pm_gen_t bad = grid;
+  bad.nx = 1;
+  CHECK(pm_gen_save(path, &bad) == PM_ERR_ARG);
+  bad = line;
+  bad.dx = -1;
+  CHECK(pm_gen_save(path, &bad) == PM_ERR_ARG);
+  pm_error_clear();
+  CHECK(pm_gen_save("no_such_dir/x.msh", &line) == PM_ERR_IO && strstr(pm_error_message(), "cannot create"));
+  pm_error_clear();
+  FILE *f = fopen(path, "r");
+  CHECK(f == NULL);
+  if (f) fclose(f);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_msh DIR (the tests/msh folder)\n");
@@ -412,6 +451,7 @@ int main(int argc, char **argv) {
   check_late();
   check_names_valid();
   check_errors();
+  check_gen();
   if (failures) {
     fprintf(stderr, "test_msh: %d checks failed\n", failures);
     return EXIT_FAILURE;

@@ -4,12 +4,8 @@
  *   meshgen grid NX NY [LX LY] [--tri] -o FILE  an NX x NY node grid of quads (or triangles)
  *
  * The point is that the lecture's 1D bar and 8x8 grid then reach the solver through the same
- * reader, partitioner and physical groups as any Gmsh mesh: no special code paths.  Nodes are
- * classified on the lowest-dimensional entity they lie on, as Gmsh does (corner nodes on
- * points, edge nodes on curves), and every boundary has a named physical group.
- *
- * Output goes to FILE.tmp.<pid> in the same directory and is renamed to FILE only when
- * complete, so a failure (bad disk, disk full) never leaves a partial mesh behind. */
+ * reader, partitioner and physical groups as any Gmsh mesh: no special code paths.  The meshes
+ * and their atomic output are the library's (pm_gen.h); this is options -> pm_gen_save. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,13 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_gen.h"
 #include "pmesh/pm_version.h"
-
-/* Largest mesh accepted: beyond ~1e9 nodes the ASCII file would be tens of gigabytes, which
- * is never what was meant; the limit also keeps every count far inside int64_t. */
-#define MESHGEN_MAX_NODES 1000000000LL
 
 static const char *const usage_text =
     "usage: meshgen line NE DX -o FILE\n"
@@ -174,7 +167,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
       error("option '--tri' applies to 'grid' only");
       return -1;
     }
-    if (parse_int("NE", pos[1], 1, MESHGEN_MAX_NODES - 1, &o->ne)) return -1;
+    if (parse_int("NE", pos[1], 1, PM_GEN_MAX_NODES - 1, &o->ne)) return -1;
     if (parse_positive("DX", pos[2], &o->dx)) return -1;
     if (!isfinite((double)o->ne * o->dx)) {
       error("the bar length NE*DX = %s*%s overflows", pos[1], pos[2]);
@@ -186,12 +179,12 @@ static int parse_args(int argc, char **argv, options_t *o) {
       error("'grid' takes NX NY or NX NY LX LY (got %d numbers)", npos - 1);
       return -1;
     }
-    if (parse_int("NX", pos[1], 2, MESHGEN_MAX_NODES / 2, &o->nx)) return -1;
-    if (parse_int("NY", pos[2], 2, MESHGEN_MAX_NODES / 2, &o->ny)) return -1;
+    if (parse_int("NX", pos[1], 2, PM_GEN_MAX_NODES / 2, &o->nx)) return -1;
+    if (parse_int("NY", pos[2], 2, PM_GEN_MAX_NODES / 2, &o->ny)) return -1;
     /* Both factors are <= 5e8, so the product cannot overflow int64_t. */
-    if (o->nx * o->ny > MESHGEN_MAX_NODES) {
+    if (o->nx * o->ny > PM_GEN_MAX_NODES) {
       error("NX*NY = %lld nodes is too many (at most %lld)", (long long)(o->nx * o->ny),
-            MESHGEN_MAX_NODES);
+            PM_GEN_MAX_NODES);
       return -1;
     }
     o->lx = (double)(o->nx - 1);
@@ -211,214 +204,6 @@ static int parse_args(int argc, char **argv, options_t *o) {
   return 0;
 }
 
-/* ---------------------------------------------------------------------------------------
- * Writers.  Each returns 0, or -1 as soon as a write fails (errno tells why). */
-
-/* Every write goes through OUT so that a full disk is noticed at once. */
-#define OUT(...)                                                                          \
-  do {                                                                                    \
-    if (fprintf(f, __VA_ARGS__) < 0) return -1;                                           \
-  } while (0)
-
-/* %.17g so that every coordinate reads back to the same double. */
-#define XYZ "%.17g %.17g 0\n"
-
-static int write_header(FILE *f) {
-  OUT("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
-  return 0;
-}
-
-/* The 1D bar.  Entities: point 1 (x = 0, physical "xmin"), point 2 (x = NE*DX, "xmax"),
- * curve 1 from point 1 to point 2 ("bar").  Lines have tags 1..NE; the two point elements
- * NE+1 and NE+2. */
-static int write_line(FILE *f, const options_t *o) {
-  const int64_t ne = o->ne, nn = ne + 1;
-  const double xl = (double)ne * o->dx;
-  int64_t i;
-
-  if (write_header(f)) return -1;
-  OUT("$PhysicalNames\n3\n0 1 \"xmin\"\n0 2 \"xmax\"\n1 3 \"bar\"\n$EndPhysicalNames\n");
-  OUT("$Entities\n2 1 0 0\n");
-  OUT("1 0 0 0 1 1\n");
-  OUT("2 %.17g 0 0 1 2\n", xl);
-  OUT("1 0 0 0 %.17g 0 0 1 3 2 1 -2\n", xl);
-  OUT("$EndEntities\n");
-
-  /* Node 1 on point 1, node NE+1 on point 2, nodes 2..NE inside the curve. */
-  OUT("$Nodes\n3 %lld 1 %lld\n", (long long)nn, (long long)nn);
-  OUT("0 1 0 1\n1\n0 0 0\n");
-  OUT("0 2 0 1\n%lld\n" XYZ, (long long)nn, xl, 0.0);
-  OUT("1 1 0 %lld\n", (long long)(ne - 1)); /* empty for NE == 1, as Gmsh writes it */
-  for (i = 2; i <= ne; i++) OUT("%lld\n", (long long)i);
-  for (i = 2; i <= ne; i++) OUT(XYZ, (double)(i - 1) * o->dx, 0.0);
-  OUT("$EndNodes\n");
-
-  OUT("$Elements\n3 %lld 1 %lld\n", (long long)(ne + 2), (long long)(ne + 2));
-  OUT("0 1 15 1\n%lld 1\n", (long long)(ne + 1));
-  OUT("0 2 15 1\n%lld %lld\n", (long long)(ne + 2), (long long)nn);
-  OUT("1 1 1 %lld\n", (long long)ne);
-  for (i = 1; i <= ne; i++) OUT("%lld %lld %lld\n", (long long)i, (long long)i, (long long)(i + 1));
-  OUT("$EndElements\n");
-  return 0;
-}
-
-/* Coordinate of grid line i of n on [0, L]; the last one is L exactly. */
-static double grid_coord(int64_t i, int64_t n, double len) {
-  return i == n - 1 ? len : (double)i * len / (double)(n - 1);
-}
-
-/* Node (i, j) of boundary curve c (1 bottom, 2 right, 3 top, 4 left) at step p along it;
- * the curves run counter-clockwise: 1->2->3->4 around the domain, each from its first
- * point to its second (as in the $Entities section). */
-static void curve_node(int c, int64_t p, int64_t nx, int64_t ny, int64_t *i, int64_t *j) {
-  switch (c) {
-  case 1: *i = p, *j = 0; break;
-  case 2: *i = nx - 1, *j = p; break;
-  case 3: *i = nx - 1 - p, *j = ny - 1; break;
-  default: *i = 0, *j = ny - 1 - p; break;
-  }
-}
-
-/* The grid.  Entities: points 1..4 at the corners (counter-clockwise from (0,0)), curves
- * 1 bottom, 2 right, 3 top, 4 left (physical tags 1..4 of the same names), surface 1
- * (physical tag 5, "domain").  Cells have element tags 1..C (row by row from the bottom-left;
- * with --tri, cell k gives triangles 2k-1 and 2k), then the boundary lines curve by curve. */
-static int write_grid(FILE *f, const options_t *o) {
-  const int64_t nx = o->nx, ny = o->ny, nn = nx * ny;
-  const int64_t ncell = (nx - 1) * (ny - 1), ncellel = o->tri ? 2 * ncell : ncell;
-  const int64_t nline = 2 * (nx - 1) + 2 * (ny - 1);
-  const double lx = o->lx, ly = o->ly;
-  const int64_t corner_i[4] = {0, nx - 1, nx - 1, 0}, corner_j[4] = {0, 0, ny - 1, ny - 1};
-  int c;
-  int64_t i, j, p, tag;
-
-  if (write_header(f)) return -1;
-  OUT("$PhysicalNames\n5\n1 1 \"bottom\"\n1 2 \"right\"\n1 3 \"top\"\n1 4 \"left\"\n"
-      "2 5 \"domain\"\n$EndPhysicalNames\n");
-  OUT("$Entities\n4 4 1 0\n");
-  OUT("1 0 0 0 0\n");
-  OUT("2 %.17g 0 0 0\n", lx);
-  OUT("3 %.17g %.17g 0 0\n", lx, ly);
-  OUT("4 0 %.17g 0 0\n", ly);
-  OUT("1 0 0 0 %.17g 0 0 1 1 2 1 -2\n", lx);
-  OUT("2 %.17g 0 0 %.17g %.17g 0 1 2 2 2 -3\n", lx, lx, ly);
-  OUT("3 0 %.17g 0 %.17g %.17g 0 1 3 2 3 -4\n", ly, lx, ly);
-  OUT("4 0 0 0 0 %.17g 0 1 4 2 4 -1\n", ly);
-  OUT("1 0 0 0 %.17g %.17g 0 1 5 4 1 2 3 4\n", lx, ly);
-  OUT("$EndEntities\n");
-
-  /* Nodes: corners on the points, edge nodes on the curves, the rest on the surface.  An
-   * entity without nodes of its own (NX or NY == 2) still gets an empty block, as Gmsh
-   * writes it, so that Gmsh reads and rewrites these files unchanged. */
-  OUT("$Nodes\n9 %lld 1 %lld\n", (long long)nn, (long long)nn);
-  for (c = 0; c < 4; c++) {
-    i = corner_i[c], j = corner_j[c];
-    OUT("0 %d 0 1\n%lld\n" XYZ, c + 1, (long long)(j * nx + i + 1), grid_coord(i, nx, lx),
-        grid_coord(j, ny, ly));
-  }
-  for (c = 1; c <= 4; c++) {
-    const int64_t len = (c % 2 == 1) ? nx - 1 : ny - 1;
-    OUT("1 %d 0 %lld\n", c, (long long)(len - 1));
-    for (p = 1; p < len; p++) {
-      curve_node(c, p, nx, ny, &i, &j);
-      OUT("%lld\n", (long long)(j * nx + i + 1));
-    }
-    for (p = 1; p < len; p++) {
-      curve_node(c, p, nx, ny, &i, &j);
-      OUT(XYZ, grid_coord(i, nx, lx), grid_coord(j, ny, ly));
-    }
-  }
-  OUT("2 1 0 %lld\n", (long long)((nx - 2) * (ny - 2)));
-  for (j = 1; j < ny - 1; j++)
-    for (i = 1; i < nx - 1; i++) OUT("%lld\n", (long long)(j * nx + i + 1));
-  for (j = 1; j < ny - 1; j++) {
-    const double y = grid_coord(j, ny, ly);
-    for (i = 1; i < nx - 1; i++) OUT(XYZ, grid_coord(i, nx, lx), y);
-  }
-  OUT("$EndNodes\n");
-
-  OUT("$Elements\n5 %lld 1 %lld\n", (long long)(ncellel + nline), (long long)(ncellel + nline));
-  tag = ncellel;
-  for (c = 1; c <= 4; c++) {
-    const int64_t len = (c % 2 == 1) ? nx - 1 : ny - 1;
-    OUT("1 %d 1 %lld\n", c, (long long)len);
-    for (p = 0; p < len; p++) {
-      int64_t i1, j1;
-      curve_node(c, p, nx, ny, &i, &j);
-      curve_node(c, p + 1, nx, ny, &i1, &j1);
-      OUT("%lld %lld %lld\n", (long long)++tag, (long long)(j * nx + i + 1),
-          (long long)(j1 * nx + i1 + 1));
-    }
-  }
-  OUT("2 1 %d %lld\n", o->tri ? 2 : 3, (long long)ncellel);
-  tag = 0;
-  for (j = 0; j < ny - 1; j++) {
-    for (i = 0; i < nx - 1; i++) {
-      const long long a = (long long)(j * nx + i + 1), b = a + 1;
-      const long long d = (long long)((j + 1) * nx + i + 1), e = d + 1; /* d above a */
-      if (o->tri) {
-        /* Diagonal a-e; both triangles counter-clockwise. */
-        OUT("%lld %lld %lld %lld\n", (long long)++tag, a, b, e);
-        OUT("%lld %lld %lld %lld\n", (long long)++tag, a, e, d);
-      } else {
-        OUT("%lld %lld %lld %lld %lld\n", (long long)++tag, a, b, e, d);
-      }
-    }
-  }
-  OUT("$EndElements\n");
-  return 0;
-}
-
-#undef OUT
-#undef XYZ
-
-/* ---------------------------------------------------------------------------------------
- * Atomic output: write FILE.tmp.<pid>, check every step, rename over FILE. */
-
-static int write_file(const options_t *o) {
-  static char buf[1 << 22]; /* 4 MiB: a 1000x1000 grid is ~60 MB of text */
-  size_t n = strlen(o->output) + 32;
-  char *tmp = malloc(n);
-  FILE *f;
-  int rc, saved;
-
-  if (!tmp) {
-    error("out of memory");
-    return -1;
-  }
-  snprintf(tmp, n, "%s.tmp.%ld", o->output, (long)getpid());
-  f = fopen(tmp, "w");
-  if (!f) {
-    error("cannot create '%s': %s (is the directory writable?)", tmp, strerror(errno));
-    free(tmp);
-    return -1;
-  }
-  (void)setvbuf(f, buf, _IOFBF, sizeof(buf)); /* if refused, stdio's own buffer is slower */
-  errno = 0;
-  rc = o->mode == MODE_LINE ? write_line(f, o) : write_grid(f, o);
-  if (rc == 0 && fflush(f) != 0) rc = -1;
-  if (rc == 0 && ferror(f)) rc = -1;
-  saved = errno;
-  if (fclose(f) != 0 && rc == 0) {
-    rc = -1;
-    saved = errno;
-  }
-  if (rc != 0) {
-    error("cannot write '%s': %s (disk full?)", tmp, saved ? strerror(saved) : "write error");
-    remove(tmp);
-    free(tmp);
-    return -1;
-  }
-  if (rename(tmp, o->output) != 0) {
-    error("cannot rename '%s' to '%s': %s", tmp, o->output, strerror(errno));
-    remove(tmp);
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
-  return 0;
-}
-
 int main(int argc, char **argv) {
   options_t o;
   int rc = parse_args(argc, argv, &o);
@@ -430,5 +215,8 @@ int main(int argc, char **argv) {
     return EXIT_SUCCESS;
   }
   if (rc < 0) return EXIT_FAILURE;
-  return write_file(&o) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  pm_gen_t g = {o.mode == MODE_LINE ? PM_GEN_LINE : PM_GEN_GRID, o.ne, o.dx, o.nx, o.ny, o.lx, o.ly, o.tri};
+  if (pm_gen_save(o.output, &g) == PM_OK) return EXIT_SUCCESS;
+  error("%s", pm_error_message());
+  return EXIT_FAILURE;
 }

@@ -86,20 +86,6 @@ static int run_check(const char *dir) {
   return EXIT_SUCCESS;
 }
 
-static void json_string(FILE *fp, const char *s) {
-  fputc('"', fp);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(fp, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(fp, "\\u%04x", c);
-    else
-      fputc(c, fp);
-  }
-  fputc('"', fp);
-}
-
 int main(int argc, char **argv) {
   const char *mesh_path = NULL, *outdir = PM_DEFAULT_PART_DIR, *method_s = "metis", *halo_s = "element";
   const char *order_s = "none";
@@ -366,9 +352,9 @@ int main(int argc, char **argv) {
     if (pm_tool_open(tool, &o, summary)) goto cleanup;
     FILE *fp_ = o.fp;
     fprintf(fp_, "{\n  \"tool\": \"partition\",\n  \"version\": \"%s\",\n  \"mesh\": ", PMESH_VERSION);
-    json_string(fp_, mesh_path);
+    pm_tool_json_string(fp_, mesh_path);
     fprintf(fp_, ",\n  \"output\": ");
-    json_string(fp_, outdir);
+    pm_tool_json_string(fp_, outdir);
     fprintf(fp_,
             ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"seed\": %" PRId64
             ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64

@@ -151,3 +151,17 @@ int pm_tool_parse_opt(const char *tool, pm_tool_opt_t *t, void *ctx, int argc, c
       return t->call(ctx, a, v);
   }
 }
+
+void pm_tool_json_string(FILE *fp, const char *s) {
+  fputc('"', fp);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(fp, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(fp, "\\u%04x", c);
+    else
+      fputc(c, fp);
+  }
+  fputc('"', fp);
+}

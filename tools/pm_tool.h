@@ -20,6 +20,9 @@ int pm_tool_error(const char *tool, const char *fmt, ...)
 #endif
     ;
 
+/** Write s as a JSON string: quoted, with '"', '\\' and control characters escaped. */
+void pm_tool_json_string(FILE *fp, const char *s);
+
 /** A text file written under a temporary name and renamed into place on pm_tool_close(ok=1). */
 typedef struct pm_tool_out {
   FILE *fp;

@@ -82,6 +82,35 @@ static int report(int rank, int ierr) {
   return ierr;
 }
 
+void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
+  pm_amg_options_default(o);
+  o->threshold = p->amg_threshold;
+  o->smoother = (pm_amg_smoother_t)p->amg_smoother;
+  o->sweeps = p->amg_sweeps;
+  o->max_levels = p->amg_levels;
+  o->coarse_size = p->amg_coarse;
+  o->rows_per_rank = p->amg_rows_per_rank;
+  o->precision = (pm_amg_precision_t)p->amg_precision;
+}
+
+int solve_build_problem(const params_t *p, pm_problem_t **prob) {
+  PM_CALL(pm_problem_create(prob));
+  pm_problem_t *q = *prob;
+  PM_CALL(pm_problem_set_scheme(q, (pm_scheme_t)p->scheme));
+  PM_CALL(pm_problem_set_area(q, p->area));
+  for (int i = 0; i < p->n_source; i++)
+    PM_CALL(pm_problem_set_source(q, p->src_group[i][0] ? p->src_group[i] : NULL, pm_value_expr(p->src_expr[i])));
+  for (int i = 0; i < p->n_cond; i++)
+    PM_CALL(
+        pm_problem_set_conductivity(q, p->cond_group[i][0] ? p->cond_group[i] : NULL, pm_value_expr(p->cond_expr[i])));
+  for (int i = 0; i < p->n_dir; i++)
+    PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
+  for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
+  for (int i = 0; i < p->n_rob; i++)
+    PM_CALL(pm_problem_add_robin(q, p->rob_group[i], pm_value_expr(p->rob_h[i]), pm_value_expr(p->rob_uinf[i])));
+  return PM_OK;
+}
+
 /* --dump-matrix: each rank's rows once assembled (pm_run_options_t.on_assembled). */
 static int dump_matrix(void *ctx, const pm_partition_t *part, const pm_csr_t *a, const double *b) {
   const params_t *p = ctx;

@@ -15,6 +15,7 @@
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_fingerprint.h"
+#include "pmesh/pm_gen.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_lecture.h"

@@ -1,0 +1,48 @@
+/* pm_gen.h - the lecture's structured meshes as ordinary Gmsh MSH 4.1 ASCII files: the 1D bar and
+ * the NX x NY node grid of quadrangles (or two triangles per cell), every boundary a named
+ * physical group, so that they reach the solver through the same reader, partitioner and groups
+ * as any Gmsh mesh.  Nodes are classified on the lowest-dimensional entity they lie on, as Gmsh
+ * does (corner nodes on points, edge nodes on curves).  `meshgen` is its command line. */
+#ifndef PMESH_PM_GEN_H
+#define PMESH_PM_GEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest mesh written: beyond ~1e9 nodes the ASCII file would be tens of gigabytes, which is
+ *  never what was meant; the limit also keeps every count far inside int64_t. */
+#define PM_GEN_MAX_NODES 1000000000LL
+
+typedef enum pm_gen_kind { PM_GEN_LINE, PM_GEN_GRID } pm_gen_kind_t;
+
+/** A mesh to write.  Line: NE >= 1 elements of length DX > 0, nodes 1..NE+1 at x = (i-1) DX,
+ *  physical points "xmin", "xmax", physical curve "bar".  Grid: NX, NY >= 2 nodes on [0, LX] x
+ *  [0, LY] (LX, LY > 0), tags j NX + i + 1 row by row from the bottom-left, quadrangles or
+ *  (tri) two triangles per cell, physical curves "bottom", "right", "top", "left" and physical
+ *  surface "domain". */
+typedef struct pm_gen {
+  pm_gen_kind_t kind;
+  int64_t ne;     /* line */
+  double dx;      /* line */
+  int64_t nx, ny; /* grid */
+  double lx, ly;  /* grid */
+  int tri;        /* grid */
+} pm_gen_t;
+
+/** Write the mesh to an open stream.  PM_ERR_ARG for sizes out of the ranges above (or more
+ *  than PM_GEN_MAX_NODES nodes), PM_ERR_IO when a write fails.  Not collective. */
+int pm_gen_write(FILE *f, const pm_gen_t *g);
+
+/** Write the mesh to `path` under a temporary name (path.tmp.PID), renamed when complete: a
+ *  failure (a full disk, a directory that cannot be written) leaves no partial file and keeps
+ *  what `path` held.  Not collective. */
+int pm_gen_save(const char *path, const pm_gen_t *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
