@@ -20,6 +20,14 @@ int pm_fem_find_group(const pm_local_t *l, const char *name) {
 /* ---------------------------------------------------------------- element matrices */
 
 /* Value of an expression at a point, checked: a NaN or Inf is reported with where it came from. */
+/* A mesh without elements (a lecture table file, or one released by pm_local_release) has
+ * nothing to integrate over: refused, never an empty sum. */
+static int need_elements(const pm_local_t *l) {
+  PM_CHECK(l->has_mesh, PM_ERR_ARG,
+           "the local mesh has no elements (a lecture table file, or elements released by pm_local_release)");
+  return PM_OK;
+}
+
 static int eval_at(const pm_expr_t *e, const double *p, const char *what, double *v) {
   *v = pm_expr_eval(e, p[0], p[1], p[2]);
   PM_CHECK(isfinite(*v), PM_ERR_ARG, "%s is not finite at (%g, %g, %g)", what, p[0], p[1], p[2]);
@@ -448,6 +456,7 @@ cleanup:
 }
 
 int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_csr_t *m) {
+  PM_CALL(need_elements(l));
   int32_t n = l->n_internal;
   memset(m->d, 0, (size_t)n * sizeof *m->d);
   memset(m->amat, 0, (size_t)m->index[n] * sizeof *m->amat);
@@ -498,6 +507,7 @@ static void exprs_free(pm_expr_t **x, int n) {
  * the symmetric elimination. */
 static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, double dt, double t, int eliminate,
                     pm_csr_t *a, pm_csr_t *m, double *b, double *u, int64_t *n_fixed) {
+  PM_CALL(need_elements(l));
   int ierr = PM_OK;
   int32_t n = l->n_internal, np = l->n_total;
   pm_expr_t **fx = NULL, **kx = NULL;
@@ -585,6 +595,7 @@ int pm_fem_assemble_transient(const pm_local_t *l, const pm_problem_t *pr, pm_ma
 }
 
 int pm_fem_node_weights(const pm_local_t *l, double *w) {
+  PM_CALL(need_elements(l));
   memset(w, 0, (size_t)l->n_internal * sizeof *w);
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
@@ -625,6 +636,7 @@ cleanup:
 }
 
 int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f) {
+  PM_CALL(need_elements(l));
   int ierr = PM_OK;
   int32_t n = l->n_internal;
   pm_expr_t **fx = NULL, **kx = NULL;

@@ -19,7 +19,7 @@
  *  - a dump loads back as a partition with the refined mesh and the refined metadata;
  *  - a run that releases the elements keeps them when it has an exact solution to compare
  *    with, else gives the same solution and result file and leaves the mesh its nodes and
- *    tables only, on which a further run is refused. */
+ *    tables only, on which a further run and every sum over the elements are refused. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <mpi.h>
@@ -29,6 +29,7 @@
 
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_fem.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
@@ -121,6 +122,11 @@ static void released(MPI_Comm comm, pm_partition_t *c, const pm_partition_t *bac
   EXPECT(pm_run_steady(c, prob, pc, &opt, u, &res) != PM_OK && strstr(pm_error_message(), "pm_local_release"),
          "a run on a mesh without elements was accepted, or its message is: %s", pm_error_message());
   if (g_rank == 0) printf("a mesh without its elements is refused: %s\n", pm_error_message());
+  pm_error_clear();
+  /* Every sum over the elements refuses it too, rather than sum nothing. */
+  EXPECT(pm_fem_load(c->local, prob, 0.0, u) == PM_ERR_ARG && pm_fem_node_weights(c->local, u) == PM_ERR_ARG &&
+             strstr(pm_error_message(), "pm_local_release"),
+         "a sum over the released elements was accepted: %s", pm_error_message());
   pm_error_clear();
   pm_problem_destroy(&prob);
   pm_pc_destroy(&pc);
