@@ -4,8 +4,7 @@
 # options, manufactured solutions).
 add_executable(test_amg test_amg.c tu_part.c)
 target_compile_options(test_amg PRIVATE ${PMESH_WARNINGS})
-target_include_directories(test_amg PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../src)
-target_link_libraries(test_amg PRIVATE pmesh::pmesh m)
+target_link_libraries(test_amg PRIVATE pmesh_internal m)
 add_test(NAME test_amg_grid_setup COMMAND $<TARGET_FILE:meshgen> grid 41 33 1 1 -o amg_grid.msh
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(test_amg_grid_setup PROPERTIES FIXTURES_SETUP amg_grid LABELS "unit;solve;amg")

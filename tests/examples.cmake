@@ -1,4 +1,4 @@
-# The examples in tools/examples/ (built by tools/examples/CMakeLists.txt), each run with its
+# The examples in examples/ (built by examples/CMakeLists.txt), each run with its
 # result checked against a value from outside the code: the lecture's T(15) = 112.5, the exact
 # steady state x + y, the owners' records and the count of local copies.
 pmesh_script(example_lecture_heat1d examples/lecture_heat1d.sh ARGS $<TARGET_FILE:lecture_heat1d>

@@ -3,7 +3,7 @@
 #  - halo_<mesh>_np<N>: every back-end on partitions of generated and bundled meshes;
 #  - halo_lecture: the lecture's test.lst reproduced by every back-end;
 #  - halo_bad_*: partitions that do not fit the job fail cleanly on every rank.
-# bench_halo (tools/bench_halo.c) is built here but not run by ctest (see tools/bench_halo.sh).
+# bench_halo (bench/bench_halo.c) is built here but not run by ctest (see bench/bench_halo.sh).
 pmesh_unit(test_halo test_halo.c NP 1 2 3 4 ARGS --random 8 LABELS halo TIMEOUT 300)
 # 8 ranks: fewer graphs (an oversubscribed 8-rank job is slow on a small machine).
 add_test(NAME test_halo_np8 COMMAND ${PMESH_MPIEXEC} -n 8 $<TARGET_FILE:test_halo> --random 4
@@ -40,7 +40,7 @@ if(PMESH_SANITIZE)
   endforeach()
 endif()
 
-add_executable(bench_halo ${CMAKE_CURRENT_SOURCE_DIR}/../tools/bench_halo.c)
+add_executable(bench_halo ${CMAKE_CURRENT_SOURCE_DIR}/../bench/bench_halo.c)
 target_compile_options(bench_halo PRIVATE ${PMESH_WARNINGS})
 target_link_libraries(bench_halo PRIVATE pmesh::pmesh)
 set_target_properties(bench_halo PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

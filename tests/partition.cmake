@@ -3,7 +3,7 @@ add_executable(lecture_check lecture_check.c)
 target_compile_options(lecture_check PRIVATE ${PMESH_WARNINGS})
 target_link_libraries(lecture_check PRIVATE pmesh::pmesh)
 
-pmesh_unit(test_local_fmt test_local_fmt.c NP 1 LABELS local)
+pmesh_unit(test_local_fmt test_local_fmt.c NP 1 LABELS local INTERNAL)
 
 pmesh_script(partition_lecture2d partition/lecture2d.sh LABELS "partition;lecture")
 pmesh_script(partition_lecture1d partition/lecture1d.sh LABELS "partition;lecture")

@@ -27,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_amg_agg.h"
-#include "pm_amg_rap.h"
-#include "pm_dmat.h"
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_cg.h"
 #include "pmesh/pm_comm.h"
@@ -39,6 +36,9 @@
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_problem.h"
+#include "solvers/amg/pm_amg_agg.h"
+#include "solvers/amg/pm_amg_rap.h"
+#include "solvers/amg/pm_dmat.h"
 #include "tu_check.h"
 #include "tu_part.h"
 

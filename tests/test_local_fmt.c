@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_fmt.h"
+#include "base/pm_fmt.h"
 
 static long failures, checked;
 
@@ -47,7 +47,8 @@ static void check_i(int64_t v) {
   snprintf(want, sizeof want, "%" PRId64, v);
   *pm_fmt_i64(got, v) = '\0';
   checked++;
-  if (strcmp(want, got) != 0 && failures++ < 20) fprintf(stderr, "pm_fmt_i64: got '%s', printf gives '%s'\n", got, want);
+  if (strcmp(want, got) != 0 && failures++ < 20)
+    fprintf(stderr, "pm_fmt_i64: got '%s', printf gives '%s'\n", got, want);
 }
 
 static double from_bits(uint64_t b) {
@@ -58,10 +59,43 @@ static double from_bits(uint64_t b) {
 
 int main(void) {
   /* Special values: zeros, subnormals, extremes, non-finite (printf's text through the slow path). */
-  double special[] = {0.0, -0.0, DBL_MIN, -DBL_MIN, DBL_MAX, -DBL_MAX, DBL_TRUE_MIN, -DBL_TRUE_MIN, DBL_MIN / 3,
-                      DBL_EPSILON, 1.0, -1.0, 0.1, 0.2, 0.3, 0.5, 1.5, 2.5, 1e-5, 1e-4, 9.9999999999999995e-5,
-                      0.001, 1e16, 1e17, 99999999999999999.0, 9999999999999999.0, 123456789012345678.0,
-                      1e-16, 1e-17, 1e22, 1e23, 1e300, 1e-300, HUGE_VAL, -HUGE_VAL, NAN, -NAN};
+  double special[] = {0.0,
+                      -0.0,
+                      DBL_MIN,
+                      -DBL_MIN,
+                      DBL_MAX,
+                      -DBL_MAX,
+                      DBL_TRUE_MIN,
+                      -DBL_TRUE_MIN,
+                      DBL_MIN / 3,
+                      DBL_EPSILON,
+                      1.0,
+                      -1.0,
+                      0.1,
+                      0.2,
+                      0.3,
+                      0.5,
+                      1.5,
+                      2.5,
+                      1e-5,
+                      1e-4,
+                      9.9999999999999995e-5,
+                      0.001,
+                      1e16,
+                      1e17,
+                      99999999999999999.0,
+                      9999999999999999.0,
+                      123456789012345678.0,
+                      1e-16,
+                      1e-17,
+                      1e22,
+                      1e23,
+                      1e300,
+                      1e-300,
+                      HUGE_VAL,
+                      -HUGE_VAL,
+                      NAN,
+                      -NAN};
   for (size_t i = 0; i < sizeof special / sizeof *special; i++) check_g(special[i]);
   /* Neighbours of powers of ten, 10^-25 .. 10^25. */
   for (int k = -25; k <= 25; k++) {

@@ -15,9 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_scan.h"
 #include "pm_tool.h"
-#include "pm_util.h"
 #include "pmesh/pm_check.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
@@ -107,8 +105,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--quiet") == 0) {
       quiet = 1;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--method") == 0 || strcmp(a, "--halo") == 0 ||
-               strcmp(a, "--order") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 || strcmp(a, "--summary") == 0 ||
-               strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0 || strcmp(a, "--write-graph") == 0) {
+               strcmp(a, "--order") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 ||
+               strcmp(a, "--summary") == 0 || strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0 ||
+               strcmp(a, "--write-graph") == 0) {
       if (!has_val) {
         pm_tool_error(tool, "option %s needs a value (see partition --help)", a);
         return EXIT_FAILURE;
@@ -190,8 +189,10 @@ int main(int argc, char **argv) {
     return EXIT_FAILURE;
   }
   if (order != PM_ORDER_NONE && opt.method == PM_PART_FILE) {
-    pm_tool_error(tool, "--order %s with --method file:PATH: the part file lists nodes in the mesh file's order; "
-                  "partition with --order none", order_s);
+    pm_tool_error(tool,
+                  "--order %s with --method file:PATH: the part file lists nodes in the mesh file's order; "
+                  "partition with --order none",
+                  order_s);
     return EXIT_FAILURE;
   }
   int ierr = pm_partdir_check(outdir);
@@ -213,25 +214,26 @@ int main(int argc, char **argv) {
   uint64_t checksum = 0;
   int64_t edgecut = 0;
   int status = EXIT_FAILURE;
-  double t0 = pm_wtime(), t;
+  double t0 = pm_tool_wtime(), t;
 
   PM_TRY(pm_mesh_read(mesh_path, &mesh, &checksum));
   PM_TRY(pm_mesh_reorder(mesh, order, NULL));
-  st[ST_READ].seconds = pm_wtime() - t0;
-  st[ST_READ].peak = pm_peak_rss();
+  st[ST_READ].seconds = pm_tool_wtime() - t0;
+  st[ST_READ].peak = pm_tool_peak_rss();
   int big = mesh->n_nodes > 200000;
   if (mesh->n_dropped_nodes)
     fprintf(stderr,
-            "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64
-            ") were dropped; %" PRId64 " lower-dimension element(s) on them were dropped too\n",
+            "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64 ") were dropped; %" PRId64
+            " lower-dimension element(s) on them were dropped too\n",
             mesh_path, mesh->n_dropped_nodes, mesh->dim == 2 ? "triangle or quadrangle" : "line",
             mesh->first_dropped_gid, mesh->n_dropped_entries);
-  if (big) fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", mesh->n_nodes, st[0].seconds);
+  if (big)
+    fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", mesh->n_nodes, st[0].seconds);
 
-  t = pm_wtime();
+  t = pm_tool_wtime();
   PM_TRY(pm_graph_build(mesh, halo, &graph));
-  st[ST_GRAPH].seconds = pm_wtime() - t;
-  st[ST_GRAPH].peak = pm_peak_rss();
+  st[ST_GRAPH].seconds = pm_tool_wtime() - t;
+  st[ST_GRAPH].peak = pm_tool_peak_rss();
   if (big) fprintf(stderr, "partition: graph built in %.2f s; partitioning\n", st[ST_GRAPH].seconds);
   if (graph_out) { /* not timed: a benchmark aid, METIS's graph file format (1-based) */
     pm_tool_out_t o;
@@ -245,33 +247,28 @@ int main(int argc, char **argv) {
     if (pm_tool_close(tool, &o, 1)) goto cleanup;
   }
 
-  t = pm_wtime();
+  t = pm_tool_wtime();
   PM_TRY(PM_MALLOC(part, mesh->n_nodes, "partition"));
   PM_TRY(pm_part_compute(mesh, &graph, &opt, part, &edgecut));
-  st[ST_PART].seconds = pm_wtime() - t;
-  st[ST_PART].peak = pm_peak_rss();
-  if (big) fprintf(stderr, "partition: partitioned in %.2f s; writing %d local meshes\n", st[ST_PART].seconds, opt.nparts);
+  st[ST_PART].seconds = pm_tool_wtime() - t;
+  st[ST_PART].peak = pm_tool_peak_rss();
+  if (big)
+    fprintf(stderr, "partition: partitioned in %.2f s; writing %d local meshes\n", st[ST_PART].seconds, opt.nparts);
 
   /* Fingerprint: the source, the options and the assignment itself. */
-  uint64_t fp = pm_fnv1a(PM_FNV_OFFSET, &checksum, sizeof checksum);
-  fp = pm_fnv1a(fp, method_s, strlen(method_s));
-  fp = pm_fnv1a(fp, halo_s, strlen(halo_s));
-  if (order != PM_ORDER_NONE) fp = pm_fnv1a(fp, order_s, strlen(order_s));
-  fp = pm_fnv1a(fp, &opt.nparts, sizeof opt.nparts);
-  fp = pm_fnv1a(fp, mesh->node_gid, (size_t)mesh->n_nodes * sizeof *mesh->node_gid);
-  fp = pm_fnv1a(fp, part, (size_t)mesh->n_nodes * sizeof *part);
+  uint64_t fp = pm_part_fingerprint(mesh, part, opt.nparts, checksum, method_s, halo_s, order_s);
 
   PM_TRY(pm_partdir_create(outdir, &pd));
 
-  t = pm_wtime();
+  t = pm_tool_wtime();
   PM_TRY(pm_part_plan_create(mesh, &graph, halo, part, opt.nparts, &plan));
-  st[ST_BUILD].seconds += pm_wtime() - t;
+  st[ST_BUILD].seconds += pm_tool_wtime() - t;
   PM_TRY(PM_CALLOC(rs, opt.nparts, "report"));
   for (int r = 0; r < opt.nparts; r++) {
-    t = pm_wtime();
+    t = pm_tool_wtime();
     PM_TRY(pm_part_local(plan, r, fp, &local));
-    st[ST_BUILD].seconds += pm_wtime() - t;
-    st[ST_BUILD].peak = pm_peak_rss();
+    st[ST_BUILD].seconds += pm_tool_wtime() - t;
+    st[ST_BUILD].peak = pm_tool_peak_rss();
     rs[r].internal = local->n_internal;
     rs[r].external = local->n_total - local->n_internal;
     rs[r].aux = local->n_aux;
@@ -279,12 +276,12 @@ int main(int argc, char **argv) {
     rs[r].neib = local->n_neib;
     rs[r].import = local->import_index[local->n_neib];
     rs[r].export_ = local->export_index[local->n_neib];
-    t = pm_wtime(); /* the write stage: time spent waiting for the writer thread */
+    t = pm_tool_wtime(); /* the write stage: time spent waiting for the writer thread */
     PM_TRY(pm_partdir_write_local(pd, r, &local));
-    st[ST_WRITE].seconds += pm_wtime() - t;
+    st[ST_WRITE].seconds += pm_tool_wtime() - t;
     if (big && (r + 1) % 4 == 0) fprintf(stderr, "partition: built %d of %d local meshes\n", r + 1, opt.nparts);
   }
-  t = pm_wtime();
+  t = pm_tool_wtime();
   meta.version = PM_META_VERSION;
   meta.nparts = opt.nparts;
   meta.dim = mesh->dim;
@@ -318,9 +315,9 @@ int main(int argc, char **argv) {
   }
   PM_TRY(pm_partdir_commit(pd));
   if (pm_partdir_leftover(pd)) fprintf(stderr, "partition: warning: could not remove %s\n", pm_partdir_leftover(pd));
-  st[ST_WRITE].seconds += pm_wtime() - t;
-  st[ST_WRITE].peak = pm_peak_rss();
-  double total = pm_wtime() - t0;
+  st[ST_WRITE].seconds += pm_tool_wtime() - t;
+  st[ST_WRITE].peak = pm_tool_peak_rss();
+  double total = pm_tool_wtime() - t0;
 
   /* Report. */
   int64_t mn = INT64_MAX, mx = 0, sum = 0;
@@ -344,8 +341,8 @@ int main(int argc, char **argv) {
            mn, avg, mx, imbalance, edgecut);
     for (int s = 0; s < ST_N; s++)
       printf("stage %-12s %8.3f s   peak memory %8.1f MB\n", st[s].name, st[s].seconds, st[s].peak / 1048576.0);
-    printf("total %.3f s, peak memory %.1f MB (%.0f bytes per node)\n", total, pm_peak_rss() / 1048576.0,
-           (double)pm_peak_rss() / (double)mesh->n_nodes);
+    printf("total %.3f s, peak memory %.1f MB (%.0f bytes per node)\n", total, pm_tool_peak_rss() / 1048576.0,
+           (double)pm_tool_peak_rss() / (double)mesh->n_nodes);
   }
   if (summary) {
     pm_tool_out_t o;
@@ -358,23 +355,22 @@ int main(int argc, char **argv) {
     fprintf(fp_,
             ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"seed\": %" PRId64
             ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64
-            ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64
-            ",\n  \"internal_min\": %" PRId64 ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64
-            ",\n  \"imbalance\": %.6f,\n  \"ranks\": [\n",
-            opt.nparts, opt.method == PM_PART_FILE ? "file" : method_s, halo_s, seed, ufactor, mesh->dim,
-            mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, edgecut, mn, avg, mx, imbalance);
+            ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
+            ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64 ",\n  \"imbalance\": %.6f,\n  \"ranks\": [\n",
+            opt.nparts, opt.method == PM_PART_FILE ? "file" : method_s, halo_s, seed, ufactor, mesh->dim, mesh->n_nodes,
+            mesh->n_elems, mesh->n_dropped_nodes, edgecut, mn, avg, mx, imbalance);
     for (int r = 0; r < opt.nparts; r++)
       fprintf(fp_,
               "    {\"rank\": %d, \"internal\": %" PRId64 ", \"external\": %" PRId64 ", \"aux\": %" PRId64
-              ", \"elements\": %" PRId64 ", \"neighbours\": %" PRId64 ", \"import\": %" PRId64
-              ", \"export\": %" PRId64 "}%s\n",
+              ", \"elements\": %" PRId64 ", \"neighbours\": %" PRId64 ", \"import\": %" PRId64 ", \"export\": %" PRId64
+              "}%s\n",
               r, rs[r].internal, rs[r].external, rs[r].aux, rs[r].elems, rs[r].neib, rs[r].import, rs[r].export_,
               r + 1 < opt.nparts ? "," : "");
     fprintf(fp_, "  ],\n  \"stages\": [\n");
     for (int s = 0; s < ST_N; s++)
       fprintf(fp_, "    {\"name\": \"%s\", \"seconds\": %.6f, \"peak_rss_bytes\": %" PRId64 "}%s\n", st[s].name,
               st[s].seconds, st[s].peak, s + 1 < ST_N ? "," : "");
-    fprintf(fp_, "  ],\n  \"total_seconds\": %.6f,\n  \"peak_rss_bytes\": %" PRId64 "\n}\n", total, pm_peak_rss());
+    fprintf(fp_, "  ],\n  \"total_seconds\": %.6f,\n  \"peak_rss_bytes\": %" PRId64 "\n}\n", total, pm_tool_peak_rss());
     if (pm_tool_close(tool, &o, 1)) goto cleanup;
   }
   status = EXIT_SUCCESS;

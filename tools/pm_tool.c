@@ -7,9 +7,23 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pmesh/pm_error.h"
+
+double pm_tool_wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int64_t pm_tool_peak_rss(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return (int64_t)ru.ru_maxrss * 1024; /* Linux: kilobytes */
+}
 
 int pm_tool_error(const char *tool, const char *fmt, ...) {
   va_list ap;

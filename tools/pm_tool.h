@@ -20,6 +20,11 @@ int pm_tool_error(const char *tool, const char *fmt, ...)
 #endif
     ;
 
+/** Seconds on a monotonic clock, for stage timings. */
+double pm_tool_wtime(void);
+/** This process's peak resident set size in bytes (0 when unknown). */
+int64_t pm_tool_peak_rss(void);
+
 /** Write s as a JSON string: quoted, with '"', '\\' and control characters escaped. */
 void pm_tool_json_string(FILE *fp, const char *s);
 

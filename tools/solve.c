@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "pm_tool.h"
-#include "pm_util.h"
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
@@ -312,7 +311,7 @@ int main(int argc, char **argv) {
 
   /* Load: every rank its own file (and the partition's small metadata file). */
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
-  int64_t own_rss[2] = {pm_peak_rss(), 0};
+  int64_t own_rss[2] = {pm_tool_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
   /* --refine: every rank refines its own part; mg keeps the levels. */
   /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
@@ -326,7 +325,7 @@ int main(int argc, char **argv) {
   if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
   if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
   t_refine = MPI_Wtime() - t_refine;
-  own_rss[1] = pm_peak_rss();
+  own_rss[1] = pm_tool_peak_rss();
   if (p->exchange_test) {
     status = exchange_test(p, part);
     goto finish;

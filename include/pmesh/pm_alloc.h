@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,9 +31,9 @@ extern "C" {
 /** Allocate n*size bytes (checked for overflow; n == 0 gives a valid 1-byte block).
  *  On failure records PM_ERR_MEMORY naming `what` and returns it (*ptr is NULL, or unchanged for
  *  pm_realloc_).  Not collective. */
-int pm_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
-int pm_calloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
-int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
+PM_EXTERN int pm_malloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
+PM_EXTERN int pm_calloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
+PM_EXTERN int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
 #define PM_MALLOC(ptr, n, what) pm_malloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
 #define PM_CALLOC(ptr, n, what) pm_calloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
 #define PM_REALLOC(ptr, n, what) pm_realloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
@@ -39,7 +41,7 @@ int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, const char 
 /** A buffer of n*size bytes that is filled whole, usually more than once (exchange buffers, I/O
  *  rounds): from PM_ALLOC_BUFFER_HUGE bytes on, on whole huge pages (see above); smaller ones
  *  as pm_malloc_.  Not to be realloc'd.  Not collective. */
-int pm_malloc_buffer_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
+PM_EXTERN int pm_malloc_buffer_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
 #define PM_MALLOC_BUFFER(ptr, n, what) \
   pm_malloc_buffer_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
 
@@ -54,11 +56,11 @@ typedef struct pm_scratch {
 /** At least `bytes` bytes of b in *out (grown at least twofold, and to one huge page at least,
  *  so that it is seldom reallocated).  PM_ERR_MEMORY on failure (b is then empty).  Not
  *  collective. */
-int pm_scratch_get_(pm_scratch_t *b, size_t bytes, void **out, const char *file, int line);
+PM_EXTERN int pm_scratch_get_(pm_scratch_t *b, size_t bytes, void **out, const char *file, int line);
 #define PM_SCRATCH_GET(b, bytes, ptr) pm_scratch_get_((b), (size_t)(bytes), (void **)&(ptr), __FILE__, __LINE__)
 
 /** Release b's memory; b is empty again (NULL-safe).  Not collective. */
-void pm_scratch_free(pm_scratch_t *b);
+PM_EXTERN void pm_scratch_free(pm_scratch_t *b);
 
 #ifdef __cplusplus
 }

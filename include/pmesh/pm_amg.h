@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_pc.h"
 
 #ifdef __cplusplus
@@ -67,25 +68,25 @@ typedef struct pm_amg_options {
 } pm_amg_options_t;
 
 /** The defaults above.  Not collective. */
-void pm_amg_options_default(pm_amg_options_t *opt);
+PM_EXTERN void pm_amg_options_default(pm_amg_options_t *opt);
 
 /** PM_ERR_ARG with a message naming the option and its range when an option is out of range.
  *  Not collective. */
-int pm_amg_options_check(const pm_amg_options_t *opt);
+PM_EXTERN int pm_amg_options_check(const pm_amg_options_t *opt);
 
 /** "chebyshev", "jacobi", "l1-jacobi"; and the smoother of a name (PM_ERR_ARG listing the names).
  *  Not collective. */
-const char *pm_amg_smoother_name(pm_amg_smoother_t s);
-int pm_amg_smoother_parse(const char *name, pm_amg_smoother_t *s);
+PM_EXTERN const char *pm_amg_smoother_name(pm_amg_smoother_t s);
+PM_EXTERN int pm_amg_smoother_parse(const char *name, pm_amg_smoother_t *s);
 
 /** "single", "double"; and the precision of a name (PM_ERR_ARG listing the names).  Not
  *  collective. */
-const char *pm_amg_precision_name(pm_amg_precision_t p);
-int pm_amg_precision_parse(const char *name, pm_amg_precision_t *p);
+PM_EXTERN const char *pm_amg_precision_name(pm_amg_precision_t p);
+PM_EXTERN int pm_amg_precision_parse(const char *name, pm_amg_precision_t *p);
 
 /** An AMG preconditioner with the given options (NULL: the defaults), checked here.  The
  *  hierarchy is built by pm_pc_setup.  Not collective. */
-int pm_pc_create_amg(const pm_amg_options_t *opt, pm_pc_t **pc);
+PM_EXTERN int pm_pc_create_amg(const pm_amg_options_t *opt, pm_pc_t **pc);
 
 /** The hierarchy an AMG preconditioner built (identical on every rank). */
 typedef struct pm_amg_info {
@@ -106,7 +107,7 @@ typedef struct pm_amg_info {
 
 /** The hierarchy of an AMG preconditioner after its set-up; PM_ERR_ARG for another kind of
  *  preconditioner or before the set-up.  Not collective. */
-int pm_amg_get_info(const pm_pc_t *pc, pm_amg_info_t *info);
+PM_EXTERN int pm_amg_get_info(const pm_pc_t *pc, pm_amg_info_t *info);
 
 #ifdef __cplusplus
 }

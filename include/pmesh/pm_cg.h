@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "pmesh/pm_csr.h"
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_pc.h"
 
@@ -47,21 +48,21 @@ typedef struct pm_cg_result {
  *  preconditioning.  Errors (a failed set-up: Jacobi meeting a diagonal entry that is not
  *  positive, ...) are agreed on every rank.  Collective. */
 typedef struct pm_cg pm_cg_t;
-int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg);
+PM_EXTERN int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg);
 /** Free; NULL-safe, sets *cg to NULL (the preconditioner is the caller's).  Not collective. */
-void pm_cg_destroy(pm_cg_t **cg);
+PM_EXTERN void pm_cg_destroy(pm_cg_t **cg);
 /** Seconds pm_cg_create took (operator copy, preconditioner set-up).  Not collective. */
-double pm_cg_setup_seconds(const pm_cg_t *cg);
+PM_EXTERN double pm_cg_setup_seconds(const pm_cg_t *cg);
 
 /** Solve A x = b.  b has N entries; x has NP entries and holds the initial guess (its externals
  *  are refreshed); on return its internal entries are the solution and its externals the
  *  owners' values.  Returns PM_OK also when maxit was reached without convergence (check res->converged);
  *  PM_ERR_SOLVER on breakdown (p.Ap <= 0), NaN or Inf.  Collective. */
-int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res);
+PM_EXTERN int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res);
 
 /** pm_cg_create + pm_cg_run + pm_cg_destroy; res->t_total includes the set-up.  Collective. */
-int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, double *x, const pm_cg_options_t *opt,
-                pm_cg_result_t *res);
+PM_EXTERN int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, double *x,
+                          const pm_cg_options_t *opt, pm_cg_result_t *res);
 
 #ifdef __cplusplus
 }

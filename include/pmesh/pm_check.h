@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,7 +20,7 @@ typedef struct pm_check_stats {
  *  import list from a (same global ids, same order); externals imported from their owner;
  *  element owners; connectivity and group names.  Stops at the first violation with a message
  *  naming the file, section and entry.  Not collective (reads all files in this process). */
-int pm_check_partition(const char *dir, pm_check_stats_t *stats);
+PM_EXTERN int pm_check_partition(const char *dir, pm_check_stats_t *stats);
 
 #ifdef __cplusplus
 }

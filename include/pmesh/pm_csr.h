@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_local.h"
 
@@ -32,30 +33,30 @@ typedef struct pm_csr {
 /** Structure from the local mesh: row i couples to every node sharing an element with it
  *  (`edges_only`: only the nodes joined by an element edge - the 5-point stencil).  Values zero.
  *  Not collective. */
-int pm_csr_create(const pm_local_t *local, int edges_only, pm_csr_t **csr);
+PM_EXTERN int pm_csr_create(const pm_local_t *local, int edges_only, pm_csr_t **csr);
 /** Free; NULL-safe, sets *csr to NULL.  Not collective. */
-void pm_csr_destroy(pm_csr_t **csr);
+PM_EXTERN void pm_csr_destroy(pm_csr_t **csr);
 
 /** Position of column `col` in row `row` (binary search by global id), or -1.  Not collective. */
-int32_t pm_csr_find(const pm_csr_t *csr, const int64_t *gid, int32_t row, int32_t col);
+PM_EXTERN int32_t pm_csr_find(const pm_csr_t *csr, const int64_t *gid, int32_t row, int32_t col);
 
 /** y = A x (x has NP entries; its externals are refreshed by a halo update overlapped with the
  *  interior rows).  Optionally returns the local part of x.y in *xy (NULL to skip).
  *  Collective among neighbours (the halo update). */
-int pm_csr_spmv(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, double *xy, double *t_exchange);
+PM_EXTERN int pm_csr_spmv(const pm_csr_t *csr, pm_halo_t *halo, double *x, double *y, double *xy, double *t_exchange);
 
 /** A copy for repeated products: explicit zeros (the columns of eliminated Dirichlet nodes)
  *  dropped, and, when `s` (NP entries, externals included) is given, scaled symmetrically:
  *  copy = S A S with S = diag(s), whose diagonal is taken to be 1 (the caller passes
  *  s = 1/sqrt(diag), refreshed at the externals), so products read no diagonal at all.
  *  Row entries keep their global-id order.  Not collective. */
-int pm_csr_compact_copy(const pm_csr_t *csr, const double *s, pm_csr_t **copy);
+PM_EXTERN int pm_csr_compact_copy(const pm_csr_t *csr, const double *s, pm_csr_t **copy);
 
 /** Drop the explicit zeros of csr in place (its arrays shrink to the entries left), for a matrix
  *  nothing will assemble into again: products give the same values, bit for bit, with fewer
  *  entries to read.  Also (re)builds the row runs the product needs, for a matrix whose caller
  *  filled index, item, amat and d itself.  Not collective. */
-int pm_csr_compact(pm_csr_t *csr);
+PM_EXTERN int pm_csr_compact(pm_csr_t *csr);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,28 +38,28 @@ typedef struct pm_exact {
 } pm_exact_t;
 
 /** s = 0.  Not collective. */
-void pm_exact_zero(pm_exact_t *s);
+PM_EXTERN void pm_exact_zero(pm_exact_t *s);
 
 /** s += x, exactly.  Not collective. */
-void pm_exact_add(pm_exact_t *s, double x);
+PM_EXTERN void pm_exact_add(pm_exact_t *s, double x);
 
 /** s += x[0] + ... + x[n-1] (x NULL: nothing) or, with y, s += x[0] y[0] + ... (each product
  *  rounded to double, their sum exact).  Not collective. */
-void pm_exact_add_array(pm_exact_t *s, const double *x, const double *y, int64_t n);
+PM_EXTERN void pm_exact_add_array(pm_exact_t *s, const double *x, const double *y, int64_t n);
 
 /** s += t, exactly.  Not collective. */
-void pm_exact_merge(pm_exact_t *s, const pm_exact_t *t);
+PM_EXTERN void pm_exact_merge(pm_exact_t *s, const pm_exact_t *t);
 
 /** The sum rounded to the nearest double (ties to even); +-Inf beyond the double range, and
  *  for a sum holding infinities or NaNs what IEEE arithmetic gives.  An exact zero is +0.
  *  Not collective. */
-double pm_exact_value(const pm_exact_t *s);
+PM_EXTERN double pm_exact_value(const pm_exact_t *s);
 
 /** Sum n exact numbers element-wise over comm, in place, with one MPI_Allreduce (a contiguous
  *  datatype and a commutative user operation, created once and freed at MPI_Finalize).  Every
  *  rank gets the same n numbers whatever the reduction's order.  Returns PM_OK or PM_ERR_MPI.
  *  Collective on comm. */
-int pm_exact_allreduce(pm_exact_t *s, int n, MPI_Comm comm);
+PM_EXTERN int pm_exact_allreduce(pm_exact_t *s, int n, MPI_Comm comm);
 
 #ifdef __cplusplus
 }

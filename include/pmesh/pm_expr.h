@@ -6,6 +6,8 @@
 #ifndef PMESH_PM_EXPR_H
 #define PMESH_PM_EXPR_H
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,10 +24,10 @@ typedef struct pm_value {
 } pm_value_t;
 
 /** Constructors: an expression, a callback.  Not collective. */
-pm_value_t pm_value_expr(const char *expr);
-pm_value_t pm_value_fn(pm_value_fn_t fn, void *ctx);
+PM_EXTERN pm_value_t pm_value_expr(const char *expr);
+PM_EXTERN pm_value_t pm_value_fn(pm_value_fn_t fn, void *ctx);
 /** Whether v is given (expr or fn set).  Not collective. */
-int pm_value_is_set(pm_value_t v);
+PM_EXTERN int pm_value_is_set(pm_value_t v);
 
 /** A user's function of the point and the time t (the time of the step a transient run computes;
  *  0 in steady runs and for initial states). */
@@ -42,39 +44,39 @@ typedef struct pm_value_time {
  *    static pm_value_time_t g = {my_g, &params};   (my_g(x, t, ctx))
  *    pm_problem_add_dirichlet(prob, "left", pm_value_time_fn(&g));
  *  Not collective. */
-pm_value_t pm_value_time_fn(pm_value_time_t *tf);
+PM_EXTERN pm_value_t pm_value_time_fn(pm_value_time_t *tf);
 /** The adapter behind pm_value_time_fn: tf->fn at t = 0 (for a caller that evaluates such a value
  *  itself, as a plain callback).  Not collective. */
-double pm_value_time_eval(const double x[3], void *tf);
+PM_EXTERN double pm_value_time_eval(const double x[3], void *tf);
 /** Whether v depends on the time: an expression that uses t, or a pm_value_time_fn callback.  An
  *  expression that does not parse counts as independent (pm_expr_create reports it).  Not
  *  collective. */
-int pm_value_depends_on_time(pm_value_t v);
+PM_EXTERN int pm_value_depends_on_time(pm_value_t v);
 /** How to name v in messages and result attributes: the expression, or "(C function)".  Not
  *  collective. */
-const char *pm_value_text(pm_value_t v);
+PM_EXTERN const char *pm_value_text(pm_value_t v);
 
 /** A compiled value. */
 typedef struct pm_expr pm_expr_t;
 /** Parse `text`; PM_ERR_ARG naming the text when it does not parse or uses other variables than
  *  x, y, z and t.  Not collective. */
-int pm_expr_create(const char *text, pm_expr_t **expr);
+PM_EXTERN int pm_expr_create(const char *text, pm_expr_t **expr);
 /** Compile a value (an expression is parsed as by pm_expr_create; a callback is wrapped);
  *  PM_ERR_ARG when neither is set.  Not collective. */
-int pm_expr_create_value(pm_value_t value, pm_expr_t **expr);
+PM_EXTERN int pm_expr_create_value(pm_value_t value, pm_expr_t **expr);
 /** The value at (x, y, z) and the expression's time (pm_expr_set_time; 0 unless set).  Not
  *  collective. */
-double pm_expr_eval(const pm_expr_t *expr, double x, double y, double z);
+PM_EXTERN double pm_expr_eval(const pm_expr_t *expr, double x, double y, double z);
 /** The time t at which later pm_expr_eval calls evaluate (no effect on values independent of
  *  time).  Not collective. */
-void pm_expr_set_time(pm_expr_t *expr, double t);
+PM_EXTERN void pm_expr_set_time(pm_expr_t *expr, double t);
 /** Whether the value depends on t (an expression using t, or a time-aware callback).  Not
  *  collective. */
-int pm_expr_depends_on_time(const pm_expr_t *expr);
+PM_EXTERN int pm_expr_depends_on_time(const pm_expr_t *expr);
 /** Whether the value is a constant expression (a callback never is).  Not collective. */
-int pm_expr_is_const(const pm_expr_t *expr);
+PM_EXTERN int pm_expr_is_const(const pm_expr_t *expr);
 /** Free; NULL-safe, sets *expr to NULL.  Not collective. */
-void pm_expr_destroy(pm_expr_t **expr);
+PM_EXTERN void pm_expr_destroy(pm_expr_t **expr);
 
 #ifdef __cplusplus
 }

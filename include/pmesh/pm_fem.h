@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "pmesh/pm_csr.h"
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_problem.h"
@@ -26,15 +27,16 @@ extern "C" {
  *  Dirichlet values into u [NP] (other entries 0).  Every local error is reported with the group
  *  or element concerned.  Not collective.
  *  @param[out] n_fixed  internal nodes with a Dirichlet value */
-int pm_fem_assemble(const pm_local_t *local, const pm_problem_t *prob, pm_csr_t *a, double *b, double *u,
-                    int64_t *n_fixed);
+PM_EXTERN int pm_fem_assemble(const pm_local_t *local, const pm_problem_t *prob, pm_csr_t *a, double *b, double *u,
+                              int64_t *n_fixed);
 
 /** Mark the nodes with a Dirichlet value: fixed[i] = 1 (else 0) for the NP local nodes, and
  *  u[i] = the value at marked nodes (other entries of u untouched; later groups win).
  *  Not collective. */
-int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob, char *fixed, double *u);
+PM_EXTERN int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob, char *fixed, double *u);
 /** The same with the Dirichlet values at time t.  Not collective. */
-int pm_fem_dirichlet_time(const pm_local_t *local, const pm_problem_t *prob, double t, char *fixed, double *u);
+PM_EXTERN int pm_fem_dirichlet_time(const pm_local_t *local, const pm_problem_t *prob, double t, char *fixed,
+                                    double *u);
 
 typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
 
@@ -43,7 +45,7 @@ typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
  *  row sums on the diagonal.  For PM_SCHEME_FDM5 the mass is the identity (the nodal value), so
  *  only PM_MASS_LUMPED is accepted (PM_ERR_ARG otherwise).  m has the structure of the
  *  stiffness (pm_csr_create with the same edges_only); its values are overwritten.  Not collective. */
-int pm_fem_mass(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, pm_csr_t *m);
+PM_EXTERN int pm_fem_mass(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, pm_csr_t *m);
 
 /** Backward Euler for du/dt - div(k grad u) = f: (M/dt + K) u^{n+1} = (M/dt) u^n + f, with
  *  data constant in time (for data that depend on t see pm_fem_assemble_operator: the matrix a
@@ -57,8 +59,8 @@ int pm_fem_mass(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kin
  *  them in u^0), and it does not depend on what u^n holds there.  m and a have the same
  *  structure.  Not collective.
  *  @param[in]  kind, dt  mass matrix kind; time step (> 0) */
-int pm_fem_assemble_transient(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt, pm_csr_t *a,
-                              pm_csr_t *m, double *b, double *u, int64_t *n_fixed);
+PM_EXTERN int pm_fem_assemble_transient(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt,
+                                        pm_csr_t *a, pm_csr_t *m, double *b, double *u, int64_t *n_fixed);
 
 /** The backward-Euler operators without the Dirichlet elimination, for data that change in time:
  *  a = M/dt + K + R and m = M (the kind of pm_fem_mass) with every row and column kept (the rows
@@ -67,28 +69,28 @@ int pm_fem_assemble_transient(const pm_local_t *local, const pm_problem_t *prob,
  *    f(t) + (m u^n)/dt - a w  on the other rows, w = the Dirichlet values at t (0 elsewhere),
  *  and g(t) on the Dirichlet rows, for the eliminated matrix of pm_fem_assemble_transient, where
  *  u^n holds g(t - dt) on the Dirichlet nodes.  Not collective. */
-int pm_fem_assemble_operator(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt, pm_csr_t *a,
-                             pm_csr_t *m);
+PM_EXTERN int pm_fem_assemble_operator(const pm_local_t *local, const pm_problem_t *prob, pm_mass_t kind, double dt,
+                                       pm_csr_t *a, pm_csr_t *m);
 
 /** The load vector at time t for the N internal rows, without Dirichlet elimination: the source
  *  integrals (fdm5: the source at the nodes), the Neumann flux integrals and the Robin integrals
  *  of h u_inf.  Not collective.
  *  @param[out] f  [N] */
-int pm_fem_load(const pm_local_t *local, const pm_problem_t *prob, double t, double *f);
+PM_EXTERN int pm_fem_load(const pm_local_t *local, const pm_problem_t *prob, double t, double *f);
 
 /** The integral of the Robin coefficient h over this rank's faces of the Robin groups that touch
  *  an internal node (0 without Robin conditions, and for fdm5).  Summed over the ranks (faces on
  *  rank boundaries count more than once), it is positive exactly when some h > 0, which makes a
  *  steady problem without Dirichlet values non-singular.  PM_ERR_ARG when h < 0 somewhere.
  *  Not collective. */
-int pm_fem_robin_integral(const pm_local_t *local, const pm_problem_t *prob, double *h_int);
+PM_EXTERN int pm_fem_robin_integral(const pm_local_t *local, const pm_problem_t *prob, double *h_int);
 
 /** Lumped-mass weight of each internal node (its share of the measure of its elements), for
  *  discrete L2 norms.  w has N entries.  Not collective. */
-int pm_fem_node_weights(const pm_local_t *local, double *w);
+PM_EXTERN int pm_fem_node_weights(const pm_local_t *local, double *w);
 
 /** Index of a group of the local mesh by name, or -1.  Not collective. */
-int pm_fem_find_group(const pm_local_t *local, const char *name);
+PM_EXTERN int pm_fem_find_group(const pm_local_t *local, const char *name);
 
 #ifdef __cplusplus
 }

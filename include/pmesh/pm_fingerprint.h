@@ -13,6 +13,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 
@@ -21,7 +22,7 @@ extern "C" {
 #endif
 
 /** The fingerprint of a global mesh.  Not collective. */
-uint64_t pm_fingerprint_mesh(const pm_mesh_t *mesh);
+PM_EXTERN uint64_t pm_fingerprint_mesh(const pm_mesh_t *mesh);
 
 /** The same fingerprint from the local meshes of a partition, one per rank of comm: each rank
  *  hashes its internal nodes and the elements it owns, and one MPI_Allreduce sums them.
@@ -31,11 +32,11 @@ uint64_t pm_fingerprint_mesh(const pm_mesh_t *mesh);
  *  @param[out] fp     the fingerprint (on every rank)
  *  @return PM_OK; PM_ERR_ARG for a lecture file without coordinates or elements;
  *          PM_ERR_INCONSISTENT when the local meshes' counts are not meta's. */
-int pm_fingerprint_local(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t *fp);
+PM_EXTERN int pm_fingerprint_local(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t *fp);
 
 /** The same fingerprint from all local meshes of a partition held in one process (partition
  *  --check): local[r] is rank r's.  The counts are not checked.  Not collective. */
-uint64_t pm_fingerprint_parts(int nparts, pm_local_t *const *local, const pm_meta_t *meta);
+PM_EXTERN uint64_t pm_fingerprint_parts(int nparts, pm_local_t *const *local, const pm_meta_t *meta);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,12 +37,12 @@ typedef struct pm_gen {
 
 /** Write the mesh to an open stream.  PM_ERR_ARG for sizes out of the ranges above (or more
  *  than PM_GEN_MAX_NODES nodes), PM_ERR_IO when a write fails.  Not collective. */
-int pm_gen_write(FILE *f, const pm_gen_t *g);
+PM_EXTERN int pm_gen_write(FILE *f, const pm_gen_t *g);
 
 /** Write the mesh to `path` under a temporary name (path.tmp.PID), renamed when complete: a
  *  failure (a full disk, a directory that cannot be written) leaves no partial file and keeps
  *  what `path` held.  Not collective. */
-int pm_gen_save(const char *path, const pm_gen_t *g);
+PM_EXTERN int pm_gen_save(const char *path, const pm_gen_t *g);
 
 #ifdef __cplusplus
 }

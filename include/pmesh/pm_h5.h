@@ -50,6 +50,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 
@@ -86,16 +87,16 @@ enum { PM_H5_ATTR_DOUBLE = 0, PM_H5_ATTR_INT64 = 1, PM_H5_ATTR_STRING = 2 };
  *  @param[in] attrs        nattrs root attributes, the same on every rank
  *  @param[in] h5path       the HDF5 file; xmfpath: the XDMF file (may be NULL: no XDMF)
  *  @return PM_OK or the agreed error (PM_ERR_IO, PM_ERR_ARG, PM_ERR_INCONSISTENT, ...). */
-int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields, int nfields,
-                const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath);
+PM_EXTERN int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields,
+                          int nfields, const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath);
 
 /** A time series: the mesh once, then one group of fields per step; XDMF temporal collection. */
 typedef struct pm_h5_series pm_h5_series_t;
 
 /** Start a series: opens the temporary file and writes the mesh and owner ranks.  Collective.
  *  `local` and `meta` are borrowed and must outlive the series. */
-int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                        const char *xmfpath, pm_h5_series_t **s);
+PM_EXTERN int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                                  const char *xmfpath, pm_h5_series_t **s);
 
 /** What pm_h5_series_create_flags and pm_h5_result_create_flags may leave out.
  *  PM_H5_NO_PARTITION: the owner ranks (/fields/rank, /fields/elem_rank and their XDMF
@@ -108,27 +109,27 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t 
 enum { PM_H5_NO_PARTITION = 1, PM_H5_NODE_FIELDS = 2 };
 
 /** pm_h5_series_create with flags (0: the same).  Collective. */
-int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                              const char *xmfpath, int flags, pm_h5_series_t **s);
+PM_EXTERN int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta,
+                                        const char *h5path, const char *xmfpath, int flags, pm_h5_series_t **s);
 
 /** Start a single result in two parts, the file pm_h5_write makes: the mesh and owner ranks now,
  *  its fields later with one pm_h5_series_write (under /fields; `time` is ignored), then
  *  pm_h5_series_close.  solve writes the mesh before it solves, while the mesh is still in the
  *  caches, and u after.  Collective. */
-int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                        const char *xmfpath, pm_h5_series_t **s);
+PM_EXTERN int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                                  const char *xmfpath, pm_h5_series_t **s);
 /** pm_h5_result_create with flags (0: the same).  Collective. */
-int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                              const char *xmfpath, int flags, pm_h5_series_t **s);
+PM_EXTERN int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta,
+                                        const char *h5path, const char *xmfpath, int flags, pm_h5_series_t **s);
 
 /** Append step k (k = 0, 1, ...) at `time` with its fields (under /steps/k; a single result's
  *  one write: under /fields).  Collective. */
-int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fields, int nfields);
+PM_EXTERN int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fields, int nfields);
 
 /** Finish a series.  ok = 1: write the attributes and the XDMF, move both files into place;
  *  ok = 0: abandon it, remove the temporaries and keep the previous result.  Frees *s and sets
  *  it to NULL (accepts NULL).  Collective. */
-int pm_h5_series_close(pm_h5_series_t **s, const pm_h5_attr_t *attrs, int nattrs, int ok);
+PM_EXTERN int pm_h5_series_close(pm_h5_series_t **s, const pm_h5_attr_t *attrs, int nattrs, int ok);
 
 /** Read a nodal field for a restart.  Collective.
  *  @param[in]  name    field name; step: a series step, -1 = the last one (a single result
@@ -137,14 +138,14 @@ int pm_h5_series_close(pm_h5_series_t **s, const pm_h5_attr_t *attrs, int nattrs
  *  The file may have been written at any number of ranks; it must be of the same mesh
  *  (mesh_fingerprint), otherwise PM_ERR_INCONSISTENT.  Missing file, non-HDF5 file, missing
  *  field or step: PM_ERR_IO / PM_ERR_FORMAT / PM_ERR_ARG with a message saying which. */
-int pm_h5_read_field(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                     const char *name, int step, double *values);
+PM_EXTERN int pm_h5_read_field(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                               const char *name, int step, double *values);
 
 /** Write a global mesh with its partition (part id per node, and per element: the part of its
  *  node with the smallest index, the local meshes' rule) in the layout above, fields "part"
  *  (/fields/part and /fields/elem_part).  Serial HDF5, needs no MPI.  Not collective. */
-int pm_h5_write_partition(const pm_mesh_t *mesh, const int32_t *part, int nparts, uint64_t partition_fingerprint,
-                          const char *h5path, const char *xmfpath);
+PM_EXTERN int pm_h5_write_partition(const pm_mesh_t *mesh, const int32_t *part, int nparts,
+                                    uint64_t partition_fingerprint, const char *h5path, const char *xmfpath);
 
 #ifdef __cplusplus
 }

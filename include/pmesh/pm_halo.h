@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 
 #ifdef __cplusplus
@@ -32,10 +33,10 @@ typedef enum pm_exchange {
 
 /** Name of a back-end ("isend", ...), and the back-end of a name (PM_ERR_ARG listing the names).
  *  Not collective. */
-const char *pm_exchange_name(pm_exchange_t kind);
-int pm_exchange_parse(const char *name, pm_exchange_t *kind);
+PM_EXTERN const char *pm_exchange_name(pm_exchange_t kind);
+PM_EXTERN int pm_exchange_parse(const char *name, pm_exchange_t *kind);
 /** The default back-end (the fastest in pmesh's benchmark). */
-pm_exchange_t pm_exchange_default(void);
+PM_EXTERN pm_exchange_t pm_exchange_default(void);
 
 typedef struct pm_halo pm_halo_t;
 
@@ -47,11 +48,11 @@ typedef struct pm_halo pm_halo_t;
  *  @param[in]  local  this rank's local mesh
  *  @param[in]  kind   back-end
  *  @param[out] halo   new halo; pm_halo_destroy() frees it */
-int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo);
+PM_EXTERN int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo);
 
 /** Free a halo; NULL-safe, sets *halo to NULL.  Collective on the halo's communicator (it frees
  *  the duplicate).  An exchange still in flight is completed first. */
-void pm_halo_destroy(pm_halo_t **halo);
+PM_EXTERN void pm_halo_destroy(pm_halo_t **halo);
 
 /** Owner -> externals.  data has bs items of `type` per local node (at least NP nodes): node i's
  *  items start at data + i * bs * extent, as MPI lays out NP * bs items of `type`.  `type` is
@@ -66,8 +67,8 @@ void pm_halo_destroy(pm_halo_t **halo);
  *  time per halo: a second begin, an end without a begin or with other arguments is PM_ERR_ARG
  *  (nothing is sent; the exchange in progress, if any, stays valid).
  *  Collective among neighbours (every rank of the communicator must call it). */
-int pm_halo_update_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
-int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+PM_EXTERN int pm_halo_update_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+PM_EXTERN int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
 /** Externals -> owners, summed (MPI_INT, MPI_INT64_T, MPI_LONG_LONG, MPI_FLOAT, MPI_DOUBLE;
  *  integers wrap).  A derived datatype is PM_ERR_ARG: MPI defines no sum over a user's type,
@@ -76,12 +77,12 @@ int pm_halo_update_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
  *  (#NEIBPE order, then export-table order), to the values the internals hold then, so the
  *  result does not depend on message arrival nor on the back-end.  Between begin and end
  *  internals may be read and written; externals must not be touched.  Collective. */
-int pm_halo_accumulate_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
-int pm_halo_accumulate_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+PM_EXTERN int pm_halo_accumulate_begin(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+PM_EXTERN int pm_halo_accumulate_end(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
 /** Convenience: begin + end.  Collective among neighbours, as they are. */
-int pm_halo_update(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
-int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+PM_EXTERN int pm_halo_update(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
+PM_EXTERN int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
 
 /** The self-test of the lecture: internal nodes hold their global ids, one update, and every
  *  external node must hold its own global id.  If any rank passes a non-NULL `out`, rank 0 writes every rank's
@@ -91,15 +92,15 @@ int pm_halo_accumulate(pm_halo_t *halo, void *data, MPI_Datatype type, int bs);
  *  @param[out] n_wrong  number of wrong external values over all ranks
  *  @return PM_OK (also when values are wrong: check n_wrong); PM_ERR_ARG (agreed) when a local
  *          mesh has no global ids or is not the halo's; or an MPI error. */
-int pm_halo_selftest(pm_halo_t *halo, const pm_local_t *local, FILE *out, int64_t *n_wrong);
+PM_EXTERN int pm_halo_selftest(pm_halo_t *halo, const pm_local_t *local, FILE *out, int64_t *n_wrong);
 
 /** The halo's communicator (the duplicate), number of neighbours, N and NP, back-end.
  *  Not collective. */
-MPI_Comm pm_halo_comm(const pm_halo_t *halo);
-int pm_halo_n_neib(const pm_halo_t *halo);
-int32_t pm_halo_n_internal(const pm_halo_t *halo);
-int32_t pm_halo_n_total(const pm_halo_t *halo);
-pm_exchange_t pm_halo_kind(const pm_halo_t *halo);
+PM_EXTERN MPI_Comm pm_halo_comm(const pm_halo_t *halo);
+PM_EXTERN int pm_halo_n_neib(const pm_halo_t *halo);
+PM_EXTERN int32_t pm_halo_n_internal(const pm_halo_t *halo);
+PM_EXTERN int32_t pm_halo_n_total(const pm_halo_t *halo);
+PM_EXTERN pm_exchange_t pm_halo_kind(const pm_halo_t *halo);
 
 #ifdef __cplusplus
 }

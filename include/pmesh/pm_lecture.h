@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,7 +23,7 @@ typedef struct pm_lecture_control {
  * @param[out] c    its values: NEg >= 1, 0 <= ITERmax <= INT32_MAX, dX, A, COND > 0, EPS >= 0
  * @return PM_OK, or PM_ERR_IO / PM_ERR_FORMAT with a message naming the file, the line and the
  *         value concerned (a missing or bad value, or anything after EPS). */
-int pm_lecture_control_read(const char *path, pm_lecture_control_t *c);
+PM_EXTERN int pm_lecture_control_read(const char *path, pm_lecture_control_t *c);
 
 #ifdef __cplusplus
 }

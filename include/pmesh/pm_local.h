@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,36 +46,36 @@ typedef struct pm_local_group {
 
 typedef struct pm_local {
   int rank, nparts;
-  int n_neib, *neib;        /* neighbour ranks, ascending */
-  int32_t n_internal;       /* N */
-  int32_t n_total;          /* NP = N + external */
-  int32_t n_aux;            /* NA: element-only nodes after NP (0 for --halo element) */
-  int32_t *import_index;    /* [n_neib+1], import_index[0] = 0 */
-  int32_t *import_item;     /* local node indices (N..NP-1) */
-  int32_t *export_index;    /* [n_neib+1] */
-  int32_t *export_item;     /* local node indices (0..N-1) */
+  int n_neib, *neib;     /* neighbour ranks, ascending */
+  int32_t n_internal;    /* N */
+  int32_t n_total;       /* NP = N + external */
+  int32_t n_aux;         /* NA: element-only nodes after NP (0 for --halo element) */
+  int32_t *import_index; /* [n_neib+1], import_index[0] = 0 */
+  int32_t *import_item;  /* local node indices (N..NP-1) */
+  int32_t *export_index; /* [n_neib+1] */
+  int32_t *export_item;  /* local node indices (0..N-1) */
 
-  int has_mesh;             /* 0 for a lecture file with the tables only */
-  int64_t *gid;             /* [NP+NA] global ids (Gmsh node tags) */
-  int64_t *node_index;      /* [NP+NA] position in the global node order, 0-based */
-  double *xyz;              /* [3*(NP+NA)] */
+  int has_mesh;        /* 0 for a lecture file with the tables only */
+  int64_t *gid;        /* [NP+NA] global ids (Gmsh node tags) */
+  int64_t *node_index; /* [NP+NA] position in the global node order, 0-based */
+  double *xyz;         /* [3*(NP+NA)] */
   int32_t n_elems;
-  int8_t *elem_type;        /* enum pm_msh_type */
-  int64_t *elem_gid;        /* Gmsh element tag */
-  int64_t *elem_index;      /* position in the global element order, 0-based */
-  int32_t *elem_owner;      /* rank owning the element */
-  int32_t *elem_ptr;        /* [n_elems+1] */
-  int32_t *elem_node;       /* local node indices */
+  int8_t *elem_type;   /* enum pm_msh_type */
+  int64_t *elem_gid;   /* Gmsh element tag */
+  int64_t *elem_index; /* position in the global element order, 0-based */
+  int32_t *elem_owner; /* rank owning the element */
+  int32_t *elem_ptr;   /* [n_elems+1] */
+  int32_t *elem_node;  /* local node indices */
   int n_groups;
   pm_local_group_t *groups;
 
-  uint64_t fingerprint;     /* of the whole partition (0 if the file has none) */
+  uint64_t fingerprint; /* of the whole partition (0 if the file has none) */
 } pm_local_t;
 
 /** Allocate an empty local mesh.  Not collective. */
-int pm_local_create(pm_local_t **local);
+PM_EXTERN int pm_local_create(pm_local_t **local);
 /** Free; NULL-safe, sets *local to NULL.  Not collective. */
-void pm_local_destroy(pm_local_t **local);
+PM_EXTERN void pm_local_destroy(pm_local_t **local);
 
 /** What pm_local_release frees.  PM_LOCAL_ELEM_PLACE: the elements' place in the global mesh
  *  (elem_index, elem_owner), which only writing or checking the mesh and sums over the elements
@@ -85,14 +87,14 @@ enum { PM_LOCAL_ELEM_PLACE = 1, PM_LOCAL_ELEMENTS = 2 };
  *  about 40% of a refined run's memory.  Nodes, coordinates, the groups' nodes and faces and the
  *  tables stay.  Without its elements the mesh has n_elems 0 and has_mesh 0, and what needs them
  *  (assembly, pm_h5_series_create) refuses it.  Not collective. */
-void pm_local_release(pm_local_t *local, int what);
+PM_EXTERN void pm_local_release(pm_local_t *local, int what);
 
 /** Write a local mesh to `path` (through a temporary name renamed on success).  Not collective. */
-int pm_local_write(const pm_local_t *local, const char *path);
+PM_EXTERN int pm_local_write(const pm_local_t *local, const char *path);
 
 /** Read a local mesh file; every count, index and item is checked (messages name the file, line
  *  and section).  `expect_rank` >= 0 checks the file's #PARTITION rank.  Not collective. */
-int pm_local_read(const char *path, int expect_rank, pm_local_t **local);
+PM_EXTERN int pm_local_read(const char *path, int expect_rank, pm_local_t **local);
 
 /** Partition metadata (DIR/partition.meta). */
 typedef struct pm_meta {
@@ -119,13 +121,13 @@ enum { PM_META_VERSION = 2 };
 
 /** Write (through a temporary name), read (every field checked, the file and line named in
  *  messages) and free partition metadata.  Not collective. */
-int pm_meta_write(const pm_meta_t *meta, const char *path);
-int pm_meta_read(const char *path, pm_meta_t **meta);
-void pm_meta_destroy(pm_meta_t **meta);
+PM_EXTERN int pm_meta_write(const pm_meta_t *meta, const char *path);
+PM_EXTERN int pm_meta_read(const char *path, pm_meta_t **meta);
+PM_EXTERN void pm_meta_destroy(pm_meta_t **meta);
 
 /** Paths inside a partition directory (buffers of at least `size` bytes).  Not collective. */
-int pm_local_path(const char *dir, int rank, char *buf, size_t size);
-int pm_meta_path(const char *dir, char *buf, size_t size);
+PM_EXTERN int pm_local_path(const char *dir, int rank, char *buf, size_t size);
+PM_EXTERN int pm_meta_path(const char *dir, char *buf, size_t size);
 
 /** Default partition directory (written by partition, read by solve): "pmesh.part". */
 #define PM_DEFAULT_PART_DIR "pmesh.part"

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_msh.h"
 
 #ifdef __cplusplus
@@ -58,16 +59,16 @@ typedef struct pm_mesh {
  *  @param[out] mesh  new mesh, free with pm_mesh_destroy()
  *  @return PM_OK, PM_ERR_FORMAT (no 1D/2D cells, mixed 1D and 2D top cells that leave ...),
  *          PM_ERR_MEMORY.  Not collective. */
-int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh);
+PM_EXTERN int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh);
 
 /** Read an MSH file and build its mesh (pm_msh_read + pm_mesh_from_msh).  Not collective. */
-int pm_mesh_read(const char *path, pm_mesh_t **mesh, uint64_t *checksum);
+PM_EXTERN int pm_mesh_read(const char *path, pm_mesh_t **mesh, uint64_t *checksum);
 
 /** Index of the node with global id gid, or -1.  O(log n).  Not collective. */
-int64_t pm_mesh_find_node(const pm_mesh_t *mesh, int64_t gid);
+PM_EXTERN int64_t pm_mesh_find_node(const pm_mesh_t *mesh, int64_t gid);
 
 /** Free; NULL-safe, sets *mesh to NULL.  Not collective. */
-void pm_mesh_destroy(pm_mesh_t **mesh);
+PM_EXTERN void pm_mesh_destroy(pm_mesh_t **mesh);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@
 
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_csr.h"
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_refine.h"
@@ -49,8 +50,8 @@ extern "C" {
  *  (nothing of them is kept after it); the arrays of pointers are copied.  PM_ERR_ARG for a bad
  *  count, a NULL mesh or parents, parents not covering their fine mesh, or bad options.
  *  Not collective. */
-int pm_pc_create_mg(int nlevels, const pm_local_t *const *meshes, const pm_refine_parents_t *const *parents,
-                    const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
+PM_EXTERN int pm_pc_create_mg(int nlevels, const pm_local_t *const *meshes, const pm_refine_parents_t *const *parents,
+                              const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
 
 /** How the coarse operators of the refinement levels are made. */
 typedef enum pm_mg_coarse {
@@ -67,17 +68,17 @@ typedef int (*pm_mg_assemble_t)(void *ctx, const pm_local_t *mesh, pm_csr_t **a)
 /** Choose the coarse operators of the next set-up (default PM_MG_COARSE_REDISCRETIZE, which
  *  falls back to Galerkin products when no assembler is set).  PM_ERR_ARG for another kind of
  *  preconditioner or an unknown value.  Not collective. */
-int pm_mg_set_coarse(pm_pc_t *pc, pm_mg_coarse_t how);
+PM_EXTERN int pm_mg_set_coarse(pm_pc_t *pc, pm_mg_coarse_t how);
 
 /** The assembler of the rediscretised coarse operators, used by the next set-up (ctx must stay
  *  valid until it returns); pm_run_steady and pm_run_transient set their own.  Does nothing for
  *  another kind of preconditioner or pc NULL.  Not collective. */
-int pm_mg_set_assembler(pm_pc_t *pc, pm_mg_assemble_t assemble, void *ctx);
+PM_EXTERN int pm_mg_set_assembler(pm_pc_t *pc, pm_mg_assemble_t assemble, void *ctx);
 
 /** The hierarchy of a geometric multigrid preconditioner after its set-up (info->geometric: the
  *  levels whose prolongator comes from the refinement); PM_ERR_ARG for another kind of
  *  preconditioner or before the set-up.  Not collective. */
-int pm_mg_get_info(const pm_pc_t *pc, pm_amg_info_t *info);
+PM_EXTERN int pm_mg_get_info(const pm_pc_t *pc, pm_amg_info_t *info);
 
 #ifdef __cplusplus
 }

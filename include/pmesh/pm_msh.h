@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,8 +23,8 @@ enum pm_msh_type {
 };
 
 /** Number of nodes of a supported type, its dimension; -1 for other types.  Not collective. */
-int pm_msh_type_nodes(int type);
-int pm_msh_type_dim(int type);
+PM_EXTERN int pm_msh_type_nodes(int type);
+PM_EXTERN int pm_msh_type_dim(int type);
 
 typedef struct pm_msh_phys_name {
   int dim;    /* 0..3 */
@@ -66,10 +68,10 @@ typedef struct pm_msh {
  *  @return PM_OK, or PM_ERR_IO / PM_ERR_FORMAT / PM_ERR_UNSUPPORTED / PM_ERR_MEMORY with a message
  *          naming the file, the line (ASCII) or byte offset (binary), what was expected and found.
  *  Not collective. */
-int pm_msh_read(const char *path, pm_msh_t **msh);
+PM_EXTERN int pm_msh_read(const char *path, pm_msh_t **msh);
 
 /** Free a handle; accepts NULL and a pointer to NULL, sets *msh to NULL.  Not collective. */
-void pm_msh_destroy(pm_msh_t **msh);
+PM_EXTERN void pm_msh_destroy(pm_msh_t **msh);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #ifndef PMESH_PM_ORDER_H
 #define PMESH_PM_ORDER_H
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_mesh.h"
 
 #ifdef __cplusplus
@@ -23,10 +24,10 @@ typedef enum pm_order {
 
 /** "none" or "hilbert" -> *order; PM_ERR_ARG (message names the accepted values) otherwise.
  *  Not collective. */
-int pm_order_parse(const char *name, pm_order_t *order);
+PM_EXTERN int pm_order_parse(const char *name, pm_order_t *order);
 
 /** The name of an order ("none", "hilbert").  Not collective. */
-const char *pm_order_name(pm_order_t order);
+PM_EXTERN const char *pm_order_name(pm_order_t order);
 
 /** Renumber the mesh's nodes and elements in place (faces keep their order; every node and
  *  element reference, group lists included, follows).  PM_ORDER_NONE leaves it untouched.
@@ -34,7 +35,7 @@ const char *pm_order_name(pm_order_t order);
  *                         node (*node_perm)[k]; NULL for PM_ORDER_NONE), to carry node data along;
  *                         the caller frees it
  *  @return PM_OK or PM_ERR_MEMORY (the mesh is unchanged then).  Not collective. */
-int pm_mesh_reorder(pm_mesh_t *mesh, pm_order_t order, int64_t **node_perm);
+PM_EXTERN int pm_mesh_reorder(pm_mesh_t *mesh, pm_order_t order, int64_t **node_perm);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 
@@ -36,8 +37,8 @@ typedef struct pm_graph {
 } pm_graph_t;
 
 /** Build the node graph of a mesh for a halo kind.  Not collective. */
-int pm_graph_build(const pm_mesh_t *mesh, pm_halo_kind_t halo, pm_graph_t *graph);
-void pm_graph_free(pm_graph_t *graph);
+PM_EXTERN int pm_graph_build(const pm_mesh_t *mesh, pm_halo_kind_t halo, pm_graph_t *graph);
+PM_EXTERN void pm_graph_free(pm_graph_t *graph);
 
 typedef struct pm_part_options {
   int nparts;
@@ -51,20 +52,27 @@ typedef struct pm_part_options {
  *  @param[out] part  [mesh->n_nodes] part ids in 0..nparts-1, allocated by the caller
  *  @param[out] edgecut  graph edges whose ends are in different parts
  *  Fails with a message when a part would be empty.  Not collective. */
-int pm_part_compute(const pm_mesh_t *mesh, const pm_graph_t *graph, const pm_part_options_t *opt, int32_t *part,
-                    int64_t *edgecut);
+PM_EXTERN int pm_part_compute(const pm_mesh_t *mesh, const pm_graph_t *graph, const pm_part_options_t *opt,
+                              int32_t *part, int64_t *edgecut);
+
+/** The partition's fingerprint, written into its metadata and every local file so that files of
+ *  two partitions are never mixed: FNV-1a 64 over the source mesh's checksum, the method and halo
+ *  names, the order name (unless NULL or "none"), nparts, the node ids and `part`.  Not
+ *  collective. */
+PM_EXTERN uint64_t pm_part_fingerprint(const pm_mesh_t *mesh, const int32_t *part, int nparts, uint64_t source_checksum,
+                                       const char *method, const char *halo, const char *order);
 
 /** Per-rank lists built once for all ranks (linear time), then one local mesh at a time. */
 typedef struct pm_part_plan pm_part_plan_t;
 
 /** Build the plan for `part` (node part ids); free with pm_part_plan_destroy (NULL-safe).  Not
  *  collective. */
-int pm_part_plan_create(const pm_mesh_t *mesh, const pm_graph_t *graph, pm_halo_kind_t halo, const int32_t *part,
-                        int nparts, pm_part_plan_t **plan);
-void pm_part_plan_destroy(pm_part_plan_t **plan);
+PM_EXTERN int pm_part_plan_create(const pm_mesh_t *mesh, const pm_graph_t *graph, pm_halo_kind_t halo,
+                                  const int32_t *part, int nparts, pm_part_plan_t **plan);
+PM_EXTERN void pm_part_plan_destroy(pm_part_plan_t **plan);
 
 /** Build rank r's local mesh (fingerprint and nparts set from the arguments).  Not collective. */
-int pm_part_local(pm_part_plan_t *plan, int rank, uint64_t fingerprint, pm_local_t **local);
+PM_EXTERN int pm_part_local(pm_part_plan_t *plan, int rank, uint64_t fingerprint, pm_local_t **local);
 
 #ifdef __cplusplus
 }

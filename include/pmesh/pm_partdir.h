@@ -8,6 +8,7 @@
 #ifndef PMESH_PM_PARTDIR_H
 #define PMESH_PM_PARTDIR_H
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 
 #ifdef __cplusplus
@@ -19,35 +20,35 @@ typedef struct pm_partdir pm_partdir_t;
 /** Whether `dir` may be replaced by a partition: it does not exist, or it is a directory holding
  *  only files a partition run writes (PM_ERR_IO naming the first foreign file otherwise).
  *  Not collective. */
-int pm_partdir_check(const char *dir);
+PM_EXTERN int pm_partdir_check(const char *dir);
 
 /** Start writing the partition that will replace `dir` (checked with pm_partdir_check): creates
  *  the temporary directory.  Not collective. */
-int pm_partdir_create(const char *dir, pm_partdir_t **pd);
+PM_EXTERN int pm_partdir_create(const char *dir, pm_partdir_t **pd);
 
 /** The temporary directory the files go to (for other files that belong beside them).  Not
  *  collective. */
-const char *pm_partdir_tmp(const pm_partdir_t *pd);
+PM_EXTERN const char *pm_partdir_tmp(const pm_partdir_t *pd);
 
 /** Write rank r's local mesh as local.r, on the writer thread (or in this thread if no thread
  *  can be started).  Takes the local mesh (*local becomes NULL).  Waits for the previous file
  *  first and returns its error, if any.  Not collective. */
-int pm_partdir_write_local(pm_partdir_t *pd, int rank, pm_local_t **local);
+PM_EXTERN int pm_partdir_write_local(pm_partdir_t *pd, int rank, pm_local_t **local);
 
 /** Wait for the local file being written, then write the metadata.  Not collective. */
-int pm_partdir_write_meta(pm_partdir_t *pd, const pm_meta_t *meta);
+PM_EXTERN int pm_partdir_write_meta(pm_partdir_t *pd, const pm_meta_t *meta);
 
 /** Wait for the writes and swap the directory into place (the previous one is moved aside and
  *  removed).  Not collective. */
-int pm_partdir_commit(pm_partdir_t *pd);
+PM_EXTERN int pm_partdir_commit(pm_partdir_t *pd);
 
 /** After a commit: the previous directory if it could not be removed (the caller may warn), else
  *  NULL.  Not collective. */
-const char *pm_partdir_leftover(const pm_partdir_t *pd);
+PM_EXTERN const char *pm_partdir_leftover(const pm_partdir_t *pd);
 
 /** Wait for the writer; without a commit, remove the temporary directory (the previous partition
  *  stays).  NULL-safe, sets *pd to NULL.  Not collective. */
-void pm_partdir_destroy(pm_partdir_t **pd);
+PM_EXTERN void pm_partdir_destroy(pm_partdir_t **pd);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "pmesh/pm_csr.h"
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_halo.h"
 
 #ifdef __cplusplus
@@ -52,45 +53,45 @@ typedef struct pm_pc pm_pc_t;
 
 /** A preconditioner from an implementation.  ops must outlive the object; ctx belongs to the
  *  object from this call on, even when it fails.  Not collective. */
-int pm_pc_create(const pm_pc_ops_t *ops, void *ctx, pm_pc_t **pc);
+PM_EXTERN int pm_pc_create(const pm_pc_ops_t *ops, void *ctx, pm_pc_t **pc);
 
 /** No preconditioning (M = I), and Jacobi (M = diag(A), applied by CG as a symmetric scaling;
  *  setup fails with PM_ERR_SOLVER on every rank if a diagonal entry is not positive).  Not
  *  collective. */
-int pm_pc_create_none(pm_pc_t **pc);
-int pm_pc_create_jacobi(pm_pc_t **pc);
+PM_EXTERN int pm_pc_create_none(pm_pc_t **pc);
+PM_EXTERN int pm_pc_create_jacobi(pm_pc_t **pc);
 
 /** Free; NULL-safe, sets *pc to NULL.  Not collective (the implementation's destroy is local). */
-void pm_pc_destroy(pm_pc_t **pc);
+PM_EXTERN void pm_pc_destroy(pm_pc_t **pc);
 
 /** Set up from a and its halo (N rows, NP columns, halo built over the same local numbering).
  *  A second call is PM_ERR_ARG: build a new object for a new operator.  Collective. */
-int pm_pc_setup(pm_pc_t *pc, const pm_csr_t *a, pm_halo_t *halo);
+PM_EXTERN int pm_pc_setup(pm_pc_t *pc, const pm_csr_t *a, pm_halo_t *halo);
 
 /** z = M^-1 r (lengths as in pm_pc_ops_t.apply), after pm_pc_setup.  Collective. */
-int pm_pc_apply(pm_pc_t *pc, const double *r, double *z);
+PM_EXTERN int pm_pc_apply(pm_pc_t *pc, const double *r, double *z);
 
 /** Whether pm_pc_setup has run.  Not collective. */
-int pm_pc_is_setup(const pm_pc_t *pc);
+PM_EXTERN int pm_pc_is_setup(const pm_pc_t *pc);
 
 /** For a diagonal scaling M = S^-2: returns 1 and *s = S (NULL for S = I); else 0.  After
  *  setup.  Not collective. */
-int pm_pc_diagonal_scaling(const pm_pc_t *pc, const double **s);
+PM_EXTERN int pm_pc_diagonal_scaling(const pm_pc_t *pc, const double **s);
 
 /** The implementation's name; seconds spent in setup and in apply, and the number of applies.
  *  Not collective. */
-const char *pm_pc_name(const pm_pc_t *pc);
-double pm_pc_setup_seconds(const pm_pc_t *pc);
-double pm_pc_apply_seconds(const pm_pc_t *pc);
-long pm_pc_apply_count(const pm_pc_t *pc);
+PM_EXTERN const char *pm_pc_name(const pm_pc_t *pc);
+PM_EXTERN double pm_pc_setup_seconds(const pm_pc_t *pc);
+PM_EXTERN double pm_pc_apply_seconds(const pm_pc_t *pc);
+PM_EXTERN long pm_pc_apply_count(const pm_pc_t *pc);
 
 /** The implementation's state (ctx given to pm_pc_create): for an implementation's own queries
  *  (pm_amg_get_info), which must check pm_pc_name first.  Not collective. */
-void *pm_pc_context(const pm_pc_t *pc);
+PM_EXTERN void *pm_pc_context(const pm_pc_t *pc);
 
 /** The implementation's view (pm_pc_ops_t.view), or nothing when it has none; returns 1 when it
  *  wrote something.  Call it on rank 0 only.  Not collective. */
-int pm_pc_view(const pm_pc_t *pc, FILE *out, int json);
+PM_EXTERN int pm_pc_view(const pm_pc_t *pc, FILE *out, int json);
 
 #ifdef __cplusplus
 }

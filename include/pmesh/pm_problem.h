@@ -16,6 +16,7 @@
 #ifndef PMESH_PM_PROBLEM_H
 #define PMESH_PM_PROBLEM_H
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_local.h"
 
@@ -42,30 +43,30 @@ typedef struct pm_problem pm_problem_t;
 
 /** An empty problem: scheme FEM, cross-section 1, source 0 and conductivity 1 everywhere, no
  *  boundary condition.  Not collective. */
-int pm_problem_create(pm_problem_t **prob);
+PM_EXTERN int pm_problem_create(pm_problem_t **prob);
 /** Free; NULL-safe, sets *prob to NULL.  Not collective. */
-void pm_problem_destroy(pm_problem_t **prob);
+PM_EXTERN void pm_problem_destroy(pm_problem_t **prob);
 
 /** The scheme (PM_SCHEME_FDM5 takes one source and one conductivity for the whole grid and
  *  Dirichlet conditions only: no Neumann flux, no Robin condition).  Not collective. */
-int pm_problem_set_scheme(pm_problem_t *prob, pm_scheme_t scheme);
+PM_EXTERN int pm_problem_set_scheme(pm_problem_t *prob, pm_scheme_t scheme);
 /** The cross-section of 1D bars (> 0; k and f are per unit volume).  Not collective. */
-int pm_problem_set_area(pm_problem_t *prob, double area);
+PM_EXTERN int pm_problem_set_area(pm_problem_t *prob, double area);
 
 /** Source f and conductivity k on the elements of `group` (a group of the mesh's dimension), or
  *  on every element when group is NULL.  Calls apply in order: a later call overrides an
  *  earlier one on the elements it covers.  Expressions are copied; a callback's ctx is
  *  borrowed.  Not collective. */
-int pm_problem_set_source(pm_problem_t *prob, const char *group, pm_value_t f);
-int pm_problem_set_conductivity(pm_problem_t *prob, const char *group, pm_value_t k);
+PM_EXTERN int pm_problem_set_source(pm_problem_t *prob, const char *group, pm_value_t f);
+PM_EXTERN int pm_problem_set_conductivity(pm_problem_t *prob, const char *group, pm_value_t k);
 
 /** u = g on the nodes of `group` (any dimension); where groups share nodes, the later call
  *  wins.  In a transient run g may depend on t: the values are set at every step's time.  Not
  *  collective. */
-int pm_problem_add_dirichlet(pm_problem_t *prob, const char *group, pm_value_t g);
+PM_EXTERN int pm_problem_add_dirichlet(pm_problem_t *prob, const char *group, pm_value_t g);
 /** k du/dn = flux (outward) on the faces of `group` (a boundary group, one dimension below the
  *  mesh's); several fluxes on one face add up.  Not collective. */
-int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_value_t flux);
+PM_EXTERN int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_value_t flux);
 /** Robin (convective) condition k du/dn = h (u_inf - u) (outward) on the faces of `group` (a
  *  boundary group, as for pm_problem_add_neumann): the boundary mass integral of h phi_i phi_j
  *  joins the matrix and the integral of h u_inf phi_i the load.  FEM only (pm_problem_check and
@@ -74,29 +75,29 @@ int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_value_t flu
  *  when h is a constant expression, otherwise where the assembly meets it.  h may not depend on
  *  t (the matrix is assembled once); u_inf may.  With h > 0 somewhere, a steady problem needs no
  *  Dirichlet condition.  Several conditions on one face add up.  Not collective. */
-int pm_problem_add_robin(pm_problem_t *prob, const char *group, pm_value_t h, pm_value_t u_inf);
+PM_EXTERN int pm_problem_add_robin(pm_problem_t *prob, const char *group, pm_value_t h, pm_value_t u_inf);
 
 /** Check the problem against a partition's metadata before anything is assembled: every group
  *  named exists and has the right dimension (the message lists the groups there are), the
  *  scheme takes what is set (fdm5: no groups, no Neumann flux, no Robin condition), every
  *  expression parses, the conductivity and Robin's h do not depend on t.  `bad` (may be NULL)
  *  receives the part found wrong.  Not collective. */
-int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem_item_t *bad);
+PM_EXTERN int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem_item_t *bad);
 
 /** Whether any value of the problem depends on the time t (pm_value_depends_on_time), and the
  *  first part that does into `which` (may be NULL; PM_PROBLEM_NONE when none does).  A steady run
  *  refuses such a problem.  Not collective. */
-int pm_problem_depends_on_time(const pm_problem_t *prob, pm_problem_item_t *which);
+PM_EXTERN int pm_problem_depends_on_time(const pm_problem_t *prob, pm_problem_item_t *which);
 
 /** What was set: the scheme, the cross-section, the number of Dirichlet and Robin conditions, and the
  *  value of the last source and conductivity set (an unset value when none was: the defaults
  *  apply).  The values stay valid while the problem lives.  Not collective. */
-pm_scheme_t pm_problem_scheme(const pm_problem_t *prob);
-double pm_problem_area(const pm_problem_t *prob);
-int pm_problem_n_dirichlet(const pm_problem_t *prob);
-int pm_problem_n_robin(const pm_problem_t *prob);
-pm_value_t pm_problem_source(const pm_problem_t *prob);
-pm_value_t pm_problem_conductivity(const pm_problem_t *prob);
+PM_EXTERN pm_scheme_t pm_problem_scheme(const pm_problem_t *prob);
+PM_EXTERN double pm_problem_area(const pm_problem_t *prob);
+PM_EXTERN int pm_problem_n_dirichlet(const pm_problem_t *prob);
+PM_EXTERN int pm_problem_n_robin(const pm_problem_t *prob);
+PM_EXTERN pm_value_t pm_problem_source(const pm_problem_t *prob);
+PM_EXTERN pm_value_t pm_problem_conductivity(const pm_problem_t *prob);
 
 #ifdef __cplusplus
 }

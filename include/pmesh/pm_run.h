@@ -26,6 +26,7 @@
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_cg.h"
 #include "pmesh/pm_csr.h"
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_h5.h"
@@ -63,10 +64,10 @@ typedef struct pm_partition {
  *  by rank 0).  Collective on comm.
  *  @param[in]  comm  the communicator whose ranks are the parts (MPI_ERRORS_RETURN advised)
  *  @param[out] part  the loaded partition; pm_partition_destroy frees it */
-int pm_partition_load(MPI_Comm comm, const char *dir, pm_exchange_t kind, pm_partition_t **part);
+PM_EXTERN int pm_partition_load(MPI_Comm comm, const char *dir, pm_exchange_t kind, pm_partition_t **part);
 
 /** Free; NULL-safe, sets *part to NULL.  Collective (the halo's communicator is freed). */
-void pm_partition_destroy(pm_partition_t **part);
+PM_EXTERN void pm_partition_destroy(pm_partition_t **part);
 
 /** Refine a loaded partition uniformly `levels` times in parallel, in place (pm_refine.h: how
  *  elements split, the rank-independent numbering of new nodes and their owners; only the
@@ -85,28 +86,28 @@ void pm_partition_destroy(pm_partition_t **part);
  *                         they cost about a third of the finest mesh's memory more); a partition
  *                         refined earlier without keeping them cannot keep them now (PM_ERR_ARG)
  *  @return PM_OK, or an error of pm_refine_check / pm_refine_local / pm_halo_create. */
-int pm_partition_refine(pm_partition_t *part, int levels, int keep);
+PM_EXTERN int pm_partition_refine(pm_partition_t *part, int levels, int keep);
 
 /** A geometric multigrid preconditioner (pm_mg.h) over the levels of a partition refined with
  *  `keep` (at least one level): the refinements as a V-cycle, the partition as loaded solved by
  *  AMG with `coarse_opt` (NULL: defaults; also the smoother's options).  The partition is
  *  borrowed until pm_pc_setup returns (pm_run_steady / pm_run_transient set it up); PM_ERR_ARG
  *  (naming what is missing) for a partition without kept levels.  Not collective. */
-int pm_partition_create_mg(const pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
+PM_EXTERN int pm_partition_create_mg(const pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
 
 /** pm_partition_create_mg, but the preconditioner takes the partition's coarser levels (the
  *  meshes and parents kept by pm_partition_refine; part->local stays the partition's) and frees
  *  each as soon as its set-up no longer needs it, so a solve does not carry them: afterwards
  *  the partition has no kept levels (part->level_mesh and level_parents NULL; part->levels
  *  unchanged), and can give no second multigrid preconditioner.  Not collective. */
-int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
+PM_EXTERN int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
 
 /** Write the partition's local meshes (DIR/local.RANK) and, on rank 0, its metadata
  *  (DIR/partition.meta) so that `partition --check DIR` validates it and `solve -p DIR` loads
  *  it: after pm_partition_refine the refined partition, otherwise a copy of the loaded one.
  *  DIR is created if missing (not emptied); files are written through temporary names.
  *  Collective on part->comm. */
-int pm_partition_dump(const pm_partition_t *part, const char *dir);
+PM_EXTERN int pm_partition_dump(const pm_partition_t *part, const char *dir);
 
 /** Where the run starts: u^0 of a transient run, the initial guess of CG in a steady one.  Given
  *  nothing (file NULL, value unset), u starts at 0 away from the Dirichlet nodes; otherwise at the
@@ -145,7 +146,7 @@ typedef struct pm_run_options {
 
 /** rtol 1e-8, maxit 10000, no monitor (out stdout), every 1, consistent mass, start from 0, no
  *  exact solution, no output.  Not collective. */
-pm_run_options_t pm_run_options_default(void);
+PM_EXTERN pm_run_options_t pm_run_options_default(void);
 
 /** The stages of a run whose peak memory it records (pm_run_result_t.peak_rss): writing the
  *  result's mesh (before the assembly; nothing without output), the assembly, the solver's set-up
@@ -161,7 +162,7 @@ typedef enum pm_run_stage {
 } pm_run_stage_t;
 
 /** The stage's name ("mesh_output", "assembly", "setup", "solve", "output").  Not collective. */
-const char *pm_run_stage_name(pm_run_stage_t stage);
+PM_EXTERN const char *pm_run_stage_name(pm_run_stage_t stage);
 
 /** What a run did, the same on every rank (output_bytes: rank 0 only; peak_rss: this rank's). */
 typedef struct pm_run_result {
@@ -201,8 +202,8 @@ typedef struct pm_run_result {
  *  With opt->cg.reproducible the solve sums exactly (pm_cg.h), the error norms' L2 sum too, and
  *  the result leaves out the owner ranks (PM_H5_NO_PARTITION): with a diagonal preconditioner
  *  the file is then the same, byte for byte, for any number of ranks and any partition. */
-int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
-                  double *u, pm_run_result_t *res);
+PM_EXTERN int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc,
+                            const pm_run_options_t *opt, double *u, pm_run_result_t *res);
 
 /** du/dt - div(k grad u) = f by backward Euler, (M/dt + K) u^{n+1} = (M/dt) u^n + f, one CG solve
  *  per step (the solver and pc set up once).  Sources, Dirichlet values, Neumann fluxes and Robin
@@ -215,20 +216,20 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
  *  Attributes: as pm_run_steady's up to the initial state, then dt, steps, every, mass,
  *  iterations (total), iterations_min, iterations_max, residual (worst), converged, opt->attrs.
  *  @param[out] u  [NP+NA] the last step's solution */
-int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
-                     double *u, pm_run_result_t *res);
+PM_EXTERN int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc,
+                               const pm_run_options_t *opt, double *u, pm_run_result_t *res);
 
 /** Errors of u (internal nodes) against an exact solution: the max-norm and the discrete L2 norm
  *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  An exact solution
  *  that depends on t is taken at t = 0 (pm_run_error_norms_time: at t).  Collective. */
-int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
-                       double *error_l2);
-int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
-                            double *error_l2);
+PM_EXTERN int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
+                                 double *error_l2);
+PM_EXTERN int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t,
+                                      double *error_max, double *error_l2);
 
 /** Set u at every local node (NP) to a value (at t = 0 when it depends on t); PM_ERR_ARG naming
  *  `what` and the node where it is not finite.  Not collective. */
-int pm_run_set_value(const pm_local_t *local, pm_value_t value, const char *what, double *u);
+PM_EXTERN int pm_run_set_value(const pm_local_t *local, pm_value_t value, const char *what, double *u);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@ if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "PMESH_FUZZ needs clang: configure with -DCMAKE_C_COMPILER=clang")
 endif()
 set(_src "${CMAKE_CURRENT_SOURCE_DIR}/../src")
-add_executable(fuzz_msh fuzz/fuzz_msh.c ${_src}/pm_msh.c ${_src}/pm_msh_rd.c ${_src}/pm_msh_ent.c ${_src}/pm_scan.c ${_src}/pm_error.c ${_src}/pm_alloc.c)
+add_executable(fuzz_msh fuzz/fuzz_msh.c ${_src}/mesh/pm_msh.c ${_src}/mesh/pm_msh_rd.c ${_src}/mesh/pm_msh_ent.c ${_src}/base/pm_scan.c ${_src}/base/pm_error.c ${_src}/base/pm_alloc.c)
 target_include_directories(fuzz_msh PRIVATE ${_src} ${CMAKE_CURRENT_SOURCE_DIR}/../include)
 # Small buffers: fast runs, and window refills and chunked binary reads even in small inputs.
 target_compile_definitions(fuzz_msh PRIVATE PM_SCAN_WINDOW_BYTES=4096 PM_MSH_SCRATCH_BYTES=512)

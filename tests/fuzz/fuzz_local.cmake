@@ -6,8 +6,8 @@ if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "PMESH_FUZZ needs clang: configure with -DCMAKE_C_COMPILER=clang")
 endif()
 set(_src "${CMAKE_CURRENT_SOURCE_DIR}/../src")
-add_executable(fuzz_local fuzz/fuzz_local.c ${_src}/pm_local.c ${_src}/pm_meta.c ${_src}/pm_fmt.c ${_src}/pm_scan.c ${_src}/pm_error.c ${_src}/pm_alloc.c
-                          ${_src}/pm_msh.c ${_src}/pm_msh_rd.c ${_src}/pm_msh_ent.c)
+add_executable(fuzz_local fuzz/fuzz_local.c ${_src}/local/pm_local.c ${_src}/local/pm_meta.c ${_src}/base/pm_fmt.c ${_src}/base/pm_scan.c ${_src}/base/pm_error.c ${_src}/base/pm_alloc.c
+                          ${_src}/mesh/pm_msh.c ${_src}/mesh/pm_msh_rd.c ${_src}/mesh/pm_msh_ent.c)
 target_include_directories(fuzz_local PRIVATE ${_src} ${CMAKE_CURRENT_SOURCE_DIR}/../include)
 # A small scan window: window refills happen even in small inputs.
 target_compile_definitions(fuzz_local PRIVATE PM_SCAN_WINDOW_BYTES=4096)

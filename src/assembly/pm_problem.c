@@ -1,0 +1,236 @@
+/* pm_problem.c - a problem defined in C: scheme, sources, conductivities, boundary conditions. */
+#include "pmesh/pm_problem.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pm_util.h"
+#include "pm_problem_int.h"
+#include "pmesh/pm_error.h"
+
+int pm_problem_create(pm_problem_t **prob) {
+  *prob = NULL;
+  pm_problem_t *p = NULL;
+  PM_CALL(PM_CALLOC(p, 1, "problem"));
+  p->scheme = PM_SCHEME_FEM;
+  p->area = 1.0;
+  *prob = p;
+  return PM_OK;
+}
+
+static void list_free(pm_problem_list_t *l) {
+  for (int i = 0; i < l->n; i++) {
+    free(l->e[i].group);
+    free((char *)(uintptr_t)l->e[i].value.expr);
+  }
+  free(l->e);
+}
+
+void pm_problem_destroy(pm_problem_t **prob) {
+  if (!prob || !*prob) return;
+  pm_problem_t *p = *prob;
+  list_free(&p->source);
+  list_free(&p->conductivity);
+  list_free(&p->dirichlet);
+  list_free(&p->neumann);
+  list_free(&p->robin_h);
+  list_free(&p->robin_uinf);
+  free(p);
+  *prob = NULL;
+}
+
+int pm_problem_set_scheme(pm_problem_t *prob, pm_scheme_t scheme) {
+  PM_CHECK(scheme == PM_SCHEME_FEM || scheme == PM_SCHEME_FDM5, PM_ERR_ARG, "unknown scheme %d", (int)scheme);
+  prob->scheme = scheme;
+  return PM_OK;
+}
+
+int pm_problem_set_area(pm_problem_t *prob, double area) {
+  PM_CHECK(area > 0 && isfinite(area), PM_ERR_ARG, "the cross-section %g is not a positive finite number", area);
+  prob->area = area;
+  return PM_OK;
+}
+
+/* Append (group, value) with copies of the strings. */
+static int list_add(pm_problem_list_t *l, const char *group, pm_value_t v, const char *what, int need_group) {
+  PM_CHECK(pm_value_is_set(v), PM_ERR_ARG, "the %s%s%s needs an expression or a callback", what, group ? " on " : "",
+           group ? group : "");
+  PM_CHECK(!need_group || (group && group[0]), PM_ERR_ARG, "the %s needs a group", what);
+  PM_CHECK(!group || group[0], PM_ERR_ARG, "the %s: empty group name", what);
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 4;
+    PM_CALL(PM_REALLOC(l->e, cap, "problem values"));
+    l->cap = cap;
+  }
+  pm_problem_entry_t e = {NULL, v};
+  char *text = NULL;
+  if (group) PM_CALL(pm_strdup(group, &e.group));
+  if (v.expr && pm_strdup(v.expr, &text)) {
+    free(e.group);
+    return PM_ERR_MEMORY;
+  }
+  if (v.expr) e.value.expr = text;
+  l->e[l->n++] = e;
+  return PM_OK;
+}
+
+int pm_problem_set_source(pm_problem_t *prob, const char *group, pm_value_t f) {
+  return list_add(&prob->source, group, f, "source", 0);
+}
+
+int pm_problem_set_conductivity(pm_problem_t *prob, const char *group, pm_value_t k) {
+  return list_add(&prob->conductivity, group, k, "conductivity", 0);
+}
+
+int pm_problem_add_dirichlet(pm_problem_t *prob, const char *group, pm_value_t g) {
+  return list_add(&prob->dirichlet, group, g, "Dirichlet condition", 1);
+}
+
+int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_value_t flux) {
+  return list_add(&prob->neumann, group, flux, "Neumann flux", 1);
+}
+
+int pm_problem_add_robin(pm_problem_t *prob, const char *group, pm_value_t h, pm_value_t u_inf) {
+  PM_CHECK(pm_value_is_set(h) && pm_value_is_set(u_inf), PM_ERR_ARG,
+           "the Robin condition%s%s needs a coefficient h and an outside value u_inf", group ? " on " : "",
+           group ? group : "");
+  if (h.expr) { /* a constant h < 0 is refused now; a varying one where the assembly meets it */
+    pm_expr_t *ex = NULL;
+    PM_CALL(pm_expr_create(h.expr, &ex));
+    double hv = pm_expr_eval(ex, 0, 0, 0);
+    int is_const = pm_expr_is_const(ex);
+    pm_expr_destroy(&ex);
+    PM_CHECK(!is_const || hv >= 0, PM_ERR_ARG,
+             "the Robin condition on '%s': the coefficient h = %s is negative; h must be >= 0 (a negative h "
+             "makes the operator indefinite: the boundary would gain heat in proportion to its temperature)",
+             group ? group : "", h.expr);
+  }
+  PM_CALL(list_add(&prob->robin_h, group, h, "Robin condition", 1));
+  int ierr = list_add(&prob->robin_uinf, group, u_inf, "Robin condition", 1);
+  if (ierr) { /* keep the two lists in step */
+    pm_problem_list_t *l = &prob->robin_h;
+    l->n--;
+    free(l->e[l->n].group);
+    free((char *)(uintptr_t)l->e[l->n].value.expr);
+  }
+  return ierr;
+}
+
+pm_scheme_t pm_problem_scheme(const pm_problem_t *prob) {
+  return prob->scheme;
+}
+double pm_problem_area(const pm_problem_t *prob) {
+  return prob->area;
+}
+int pm_problem_n_dirichlet(const pm_problem_t *prob) {
+  return prob->dirichlet.n;
+}
+int pm_problem_n_robin(const pm_problem_t *prob) {
+  return prob->robin_h.n;
+}
+
+pm_value_t pm_problem_source(const pm_problem_t *prob) {
+  return prob->source.n ? prob->source.e[prob->source.n - 1].value : (pm_value_t){NULL, NULL, NULL};
+}
+
+pm_value_t pm_problem_conductivity(const pm_problem_t *prob) {
+  return prob->conductivity.n ? prob->conductivity.e[prob->conductivity.n - 1].value : (pm_value_t){NULL, NULL, NULL};
+}
+
+static int meta_group(const pm_meta_t *m, const char *name) {
+  for (int g = 0; g < m->n_groups; g++)
+    if (strcmp(m->group_name[g], name) == 0) return g;
+  return -1;
+}
+
+/* The lists in the order of pm_problem_item_t (Robin's two values both name PM_PROBLEM_ROBIN). */
+enum { N_LISTS = 6 };
+static void problem_lists(const pm_problem_t *p, const pm_problem_list_t *lists[N_LISTS]) {
+  lists[0] = &p->source;
+  lists[1] = &p->conductivity;
+  lists[2] = &p->dirichlet;
+  lists[3] = &p->neumann;
+  lists[4] = &p->robin_h;
+  lists[5] = &p->robin_uinf;
+}
+static pm_problem_item_t list_item(int w) {
+  return w >= 4 ? PM_PROBLEM_ROBIN : (pm_problem_item_t)(PM_PROBLEM_SOURCE + w);
+}
+
+int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem_item_t *bad) {
+  const pm_problem_list_t *lists[N_LISTS];
+  problem_lists(prob, lists);
+  static const char *what[N_LISTS] = {"source",       "conductivity",    "Dirichlet condition",
+                                      "Neumann flux", "Robin condition", "Robin condition"};
+  if (bad) *bad = PM_PROBLEM_NONE;
+  for (int w = 0; w < N_LISTS; w++) {
+    for (int i = 0; i < lists[w]->n; i++) {
+      const pm_problem_entry_t *e = &lists[w]->e[i];
+      int ierr = PM_OK;
+      if (e->group && w != 5) { /* Robin's u_inf has the group of its h */
+        int g = meta_group(meta, e->group);
+        if (g < 0) {
+          char groups[2048] = "";
+          size_t len = 0;
+          for (int k = 0; k < meta->n_groups && len + 2 < sizeof groups; k++)
+            len += (size_t)snprintf(groups + len, sizeof groups - len, "%s%s (dim %d)", k ? ", " : "",
+                                    meta->group_name[k], meta->group_dim[k]);
+          ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                              "the %s on '%s': the mesh has no group '%s'; its groups are: %s", what[w], e->group,
+                              e->group, groups);
+        } else if (w <= 1 && meta->group_dim[g] != meta->dim) {
+          ierr =
+              pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                           "the %s on '%s': '%s' is a %dD group; sources and conductivities go on %dD element groups",
+                           what[w], e->group, e->group, meta->group_dim[g], meta->dim);
+        } else if ((w == 3 || w == 4) && meta->group_dim[g] != meta->dim - 1) {
+          ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                              "the %s on '%s': '%s' is a %dD group; %s go on %dD boundary groups", what[w], e->group,
+                              e->group, meta->group_dim[g], w == 3 ? "fluxes" : "Robin conditions", meta->dim - 1);
+        }
+      }
+      if (!ierr && prob->scheme == PM_SCHEME_FDM5 && (w >= 3 || (w <= 1 && e->group)))
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the fdm5 scheme takes %s",
+                            w == 3   ? "Dirichlet conditions only (no Neumann flux)"
+                            : w >= 4 ? "Dirichlet conditions only (no Robin condition: use the fem scheme)"
+                            : w == 0 ? "one source for the whole grid (no group)"
+                                     : "one conductivity for the whole grid (no group)");
+      if (!ierr && e->value.expr) { /* parses: the ranks would all fail alike later */
+        pm_expr_t *ex = NULL;
+        ierr = pm_expr_create(e->value.expr, &ex);
+        pm_expr_destroy(&ex);
+      }
+      if (!ierr && w == 1 && pm_value_depends_on_time(e->value))
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                            "the conductivity%s%s '%s' depends on the time t: conductivities are constant in time "
+                            "(the matrix is assembled once); sources and boundary values may depend on t",
+                            e->group ? " on " : "", e->group ? e->group : "", pm_value_text(e->value));
+      if (!ierr && w == 4 && pm_value_depends_on_time(e->value))
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                            "the Robin condition on '%s': the coefficient h '%s' depends on the time t: h is "
+                            "constant in time (the matrix is assembled once); u_inf may depend on t",
+                            e->group, pm_value_text(e->value));
+      if (ierr) {
+        if (bad) *bad = list_item(w);
+        return ierr;
+      }
+    }
+  }
+  return PM_OK;
+}
+
+int pm_problem_depends_on_time(const pm_problem_t *prob, pm_problem_item_t *which) {
+  const pm_problem_list_t *lists[N_LISTS];
+  problem_lists(prob, lists);
+  if (which) *which = PM_PROBLEM_NONE;
+  for (int w = 0; w < N_LISTS; w++)
+    for (int i = 0; i < lists[w]->n; i++)
+      if (pm_value_depends_on_time(lists[w]->e[i].value)) {
+        if (which) *which = list_item(w);
+        return 1;
+      }
+  return 0;
+}

@@ -1,0 +1,727 @@
+/* pm_h5.c - results and time series in one parallel HDF5 file (MPI-IO, collective transfers),
+ * described for ParaView by an XDMF file (pm_xdmf.c).  pm_h5_read.c reads them back for restarts.
+ *
+ * How a dataset is written: every entity (node, element) is an item with a global position.  A
+ * redistribution plan (pm_redist) moves it from its owner to the rank whose block ("slab") of the
+ * global order holds that position, and each rank writes its slab as contiguous hyperslabs,
+ * collectively.  Both go in rounds of a few thousand rows through small buffers that stay in
+ * cache, and one thread per node makes the file durable as it grows (wb_setup).  Element
+ * connectivity goes per type: each rank counts the elements of each type in its slab of the
+ * global element order, and an MPI_Exscan over those counts places its rows.
+ *
+ * A collective H5Dwrite waits for every rank at its entry and at its exit, and the file system
+ * serialises the ranks' writes into one file, so no rank's exchange can hide behind another's
+ * write: alternatives that tried (ROMIO's collective buffering, one writing rank, a shared-memory
+ * window, writing in turns, a packing thread) were slower; see docs/h5-notes.md. */
+#define _POSIX_C_SOURCE 200809L
+#include "pmesh/pm_h5.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/pm_util.h"
+#include "pm_h5io.h"
+#include "pm_xdmf.h"
+#include "pmesh/pm_fingerprint.h"
+#include "pmesh/pm_msh.h"
+#include "pmesh/pm_redist.h"
+#include "pmesh/pm_version.h"
+
+/* A narrow dataset moves several rounds per exchange and per H5Dwrite, up to WRITE_ROW_BYTES
+ * per round row (2 MiB per write with the default rounds): fewer collective calls. */
+enum { WRITE_ROW_BYTES = 64 };
+
+/* Write-behind syncs after each WB_NODE_STEP bytes that the ranks of a node wrote. */
+enum { WB_NODE_STEP = 16 << 20 };
+
+/* Of the calls of the current series: seconds inside them, and the minor page faults (a result's
+ * two parts lie either side of a solve: what is between is not theirs). */
+static double prof_in_;
+static long prof_faults_;
+
+/* ------------------------------------------------------------------------------------------
+ * Series (pm_h5_write is a series of one unnamed step written to /fields) */
+
+struct pm_h5_series {
+  MPI_Comm comm;
+  int rank, nranks, single, failed; /* single: 1 a single result (pm_h5_result_create), 2 written */
+  int flags;                        /* PM_H5_NO_PARTITION */
+  unsigned long h5_errors0;         /* pm_h5io_error_count() when the series began */
+  const pm_local_t *local;
+  const pm_meta_t *meta;
+  hid_t file, dxpl;
+  pm_h5io_wb_t wb; /* write-behind on the temporary file (fd -1: none) */
+  char *h5path, *xmfpath, *h5tmp, *xmftmp;
+  pm_redist_t *np, *ep;           /* nodes (internal), elements (owned) */
+  pm_scratch_t chunk, xbuf, conv; /* a round's rows, its exchange buffers, its connectivity by type */
+  int32_t *esel;                  /* owned elements' local indices (NULL: every local element is owned) */
+  uint64_t mesh_fp;
+  pm_xdmf_t x;
+};
+
+/* Write-behind on one rank per node (the node's ranks share its page cache, and fdatasync covers
+ * the whole file), syncing each time it has written its share of WB_NODE_STEP more bytes; off
+ * with PMESH_H5_WRITE_BEHIND=0.  Collective. */
+static int wb_setup(pm_h5_series_t *s) {
+  int ierr = PM_OK, local = 0, nlocal = 1;
+  MPI_Comm node = MPI_COMM_NULL;
+  const char *env = getenv("PMESH_H5_WRITE_BEHIND");
+  PM_TRY_MPI(MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_size(node, &nlocal);
+  if (local == 0 && pm_h5io_threads_allowed() && !(env && strcmp(env, "0") == 0))
+    pm_h5io_wb_begin(&s->wb, s->h5tmp, WB_NODE_STEP / nlocal);
+cleanup:
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  return ierr;
+}
+
+static int series_fail(pm_h5_series_t *s, int ierr) {
+  if (ierr) s->failed = 1;
+  return ierr;
+}
+
+/* Remove the temporaries (rank 0), after every rank closed the file.  Collective (after an
+ * agreed error).  When an HDF5 call on the open file failed on some rank (a full disk, an I/O
+ * error), HDF5 cannot close it: with collective metadata writes the ranks end up in different
+ * collective calls inside H5Fclose and none returns; with independent ones H5Fclose fails and
+ * HDF5's own clean-up at MPI_Finalize crashes (both seen with Debian's HDF5 1.10).  No orderly
+ * end is left: the job ends here, the temporaries removed and the previous result kept. */
+static void series_discard(pm_h5_series_t *s) {
+  if (s->file >= 0) {
+    int mine = pm_h5io_error_count() > s->h5_errors0, any = mine;
+    pm_comm_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
+    if (any)
+      pm_comm_abort(s->comm, "HDF5 cannot close %s after a failed %s%s; ending the job (the previous %s is kept)",
+                    s->h5tmp, mine ? "call" : "call on another rank", mine ? " on this rank" : "", s->h5path);
+  }
+  H5_WATCH("HDF5 closing %s after an error", s->h5tmp ? s->h5tmp : "the result");
+  if (s->file >= 0) H5Fclose(s->file);
+  s->file = -1;
+  pm_h5io_wb_end(&s->wb);
+  pm_comm_barrier(s->comm);
+  if (s->rank == 0) {
+    if (s->h5tmp) remove(s->h5tmp);
+    if (s->xmftmp) remove(s->xmftmp);
+  }
+}
+
+/* The job is ending (pm_comm_abort or the watchdog): the temporaries go (the result, if any, stays). */
+static void series_abort(void *arg) {
+  const pm_h5_series_t *s = arg;
+  if (s->h5tmp) remove(s->h5tmp);
+  if (s->xmftmp) remove(s->xmftmp);
+}
+
+static void series_free(pm_h5_series_t **sp) {
+  pm_h5_series_t *s = *sp;
+  if (!s) return;
+  pm_comm_on_abort(NULL, NULL);
+  pm_h5io_close(&s->dxpl, H5Pclose);
+  pm_h5io_wb_end(&s->wb);
+  pm_redist_destroy(&s->np);
+  pm_redist_destroy(&s->ep);
+  pm_scratch_free(&s->chunk);
+  pm_scratch_free(&s->xbuf);
+  pm_scratch_free(&s->conv);
+  free(s->esel);
+  free(s->h5path);
+  free(s->xmfpath);
+  free(s->h5tmp);
+  free(s->xmftmp);
+  pm_xdmf_clear(&s->x);
+  if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+  free(s);
+  *sp = NULL;
+}
+
+/* The rows below gather node_index[] at an element's nodes, and Gmsh numbers the nodes of an
+ * element far apart: every row would wait on loads from all over a large array.  A row asks for
+ * the entries of the element AHEAD rows on. */
+enum { AHEAD = 64 };
+
+#if defined(__GNUC__)
+#define PREFETCH_(p) __builtin_prefetch(p)
+#else
+#define PREFETCH_(p) ((void)(p))
+#endif
+
+/* Prefetch node_index at the nodes of the element of row i + AHEAD, if that is below b, with
+ * the caller's arrays (order, esel, ptr, en, ni: the callers write rows through a char pointer,
+ * which could alias any member).  A macro: GCC 12 finds a function that only prefetches to
+ * have no effect and deletes its calls. */
+#define PREFETCH_NODES_(i)                                                                        \
+  do {                                                                                            \
+    if (b - (i) > AHEAD) {                                                                        \
+      int32_t r_ = (i) + AHEAD;                                                                   \
+      int32_t k_ = order ? order[r_] : r_, e_ = esel ? esel[k_] : k_, n_ = ptr[e_ + 1] - ptr[e_]; \
+      const int32_t *nd_ = en + ptr[e_];                                                          \
+      if (n_ > 0) PREFETCH_(ni + nd_[0]);                                                         \
+      if (n_ > 1) PREFETCH_(ni + nd_[1]);                                                         \
+      if (n_ > 2) PREFETCH_(ni + nd_[2]);                                                         \
+      if (n_ > 3) PREFETCH_(ni + nd_[3]);                                                         \
+    }                                                                                             \
+  } while (0)
+
+/* Owned elements in transit (a pm_redist_get_t): type, then the nodes' global positions (-1 pads). */
+static void elem_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst, const pm_redist_row_t *to,
+                     int w) {
+  const pm_h5_series_t *s = ctx;
+  const pm_local_t *l = s->local;
+  const int32_t *order = pm_redist_order(rd), *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
+  const int64_t *ni = l->node_index;
+  const int8_t *type = l->elem_type;
+  for (int32_t i = a; i < b; i++) {
+    PREFETCH_NODES_(i);
+    int32_t k = order ? order[i] : i, e = esel ? esel[k] : k, at = ptr[e], n = ptr[e + 1] - at;
+    int64_t it[PM_H5_ELEM_W];
+    it[0] = type[e];
+    for (int v = 0; v < 4; v++) it[1 + v] = v < n ? ni[en[at + v]] : -1;
+    memcpy(dst + (size_t)(to ? to[i - a] : i - a) * w, it, sizeof it);
+  }
+}
+
+/* Owned elements' node positions only (a mesh of one type), nv = w / size of them per row, as
+ * int64 (size 8) or as int32 (size 4: positions below 2^31, for the items in transit).  The two
+ * pm_redist_get_t's below fix size, so that the loop is compiled for each. */
+static inline void elem_nodes_(const pm_h5_series_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
+                               const pm_redist_row_t *to, int w, int size) {
+  const pm_local_t *l = s->local;
+  const int32_t *order = pm_redist_order(rd), *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
+  const int64_t *ni = l->node_index;
+  int nv = w / size;
+  for (int32_t i = a; i < b; i++) {
+    PREFETCH_NODES_(i);
+    int32_t k = order ? order[i] : i;
+    const int32_t *nd = en + ptr[esel ? esel[k] : k];
+    char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
+    if (nv == 3 && size == (int)sizeof(int64_t)) { /* the usual cases, straight-line */
+      int64_t it[3] = {ni[nd[0]], ni[nd[1]], ni[nd[2]]};
+      memcpy(o, it, sizeof it);
+    } else if (nv == 3) {
+      int32_t it[3] = {(int32_t)ni[nd[0]], (int32_t)ni[nd[1]], (int32_t)ni[nd[2]]};
+      memcpy(o, it, sizeof it);
+    } else {
+      for (int v = 0; v < nv; v++) /* rows are aligned to their element size */
+        if (size == (int)sizeof(int64_t))
+          ((int64_t *)(void *)o)[v] = ni[nd[v]];
+        else
+          ((int32_t *)(void *)o)[v] = (int32_t)ni[nd[v]];
+    }
+  }
+}
+
+static void elem_nodes_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
+                           const pm_redist_row_t *to, int w) {
+  elem_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int64_t));
+}
+
+/* The same as int32 (a pm_redist_src_t's get32). */
+static void elem_nodes_get32(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
+                             const pm_redist_row_t *to, int w) {
+  elem_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int32_t));
+}
+
+/* Rounds c..c+m-1 of plan rd into s->chunk (*buf, *rows rows): what x carries or, with x NULL,
+ * the rank each row comes from.  Collective unless x is NULL. */
+static int take_rounds(pm_h5_series_t *s, const pm_redist_t *rd, int c, int m, const pm_redist_src_t *x,
+                       const void **buf, int64_t *rows) {
+  int ierr = PM_OK;
+  double t0 = pm_h5io_prof_now();
+  *rows = pm_redist_rows(rd, c, m);
+  if (x) {
+    ierr = pm_redist_forward(rd, c, m, x, &s->chunk, &s->xbuf);
+  } else {
+    int32_t *from = NULL;
+    ierr = PM_SCRATCH_GET(&s->chunk, sizeof(int32_t) * (size_t)(*rows > 0 ? *rows : 1), from);
+    if (!ierr) pm_redist_sources(rd, c, m, from);
+  }
+  *buf = s->chunk.p;
+  pm_h5io_prof_add(PM_H5_PROF_EXCHANGE, pm_h5io_prof_now() - t0);
+  return ierr;
+}
+
+/* Dataset loc/name of [n_global] (ncols 0) or [n_global x ncols] from what x carries through plan
+ * rd (x NULL: the owner ranks, int32), a group of rounds at a time.  Collective: every rank
+ * creates it and makes one H5Dwrite per group of rounds, with an empty selection where it has no
+ * rows. */
+static int write_rows(pm_h5_series_t *s, hid_t loc, const char *gname, const char *name, hid_t ftype, hid_t mtype,
+                      int ncols, const pm_redist_t *rd, const pm_redist_src_t *x, const char *center) {
+  int ierr = PM_OK, w = x ? x->width : (int)sizeof(int32_t);
+  hid_t ds = -1;
+  pm_h5io_out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
+  pm_redist_info_t in;
+  char where[300];
+  pm_redist_get_info(rd, &in);
+  snprintf(where, sizeof where, "dataset %s/%s of %s", gname, name, s->h5path);
+  STEP(s->comm, pm_h5io_dset_create(loc, name, ftype, ncols, in.n_global, center, where, &ds));
+  int m = w < WRITE_ROW_BYTES ? WRITE_ROW_BYTES / w : 1; /* rounds per write */
+  for (int c = 0; c < in.nrounds; c += m) {
+    const void *buf = NULL;
+    int64_t rows = 0;
+    STEP(s->comm, take_rounds(s, rd, c, m, x, &buf, &rows));
+    STEP(s->comm, pm_h5io_dset_put(&o, ds, mtype, ncols, in.lo + (int64_t)c * in.rows_per_round, rows, buf, where));
+  }
+cleanup:
+  pm_h5io_close(&ds, H5Dclose);
+  return ierr;
+}
+
+/* Connectivity: one dataset per element type; where triangles and quadrangles mix, also XDMF's
+ * mixed list.  Collective. */
+static int write_elements(pm_h5_series_t *s, hid_t g) {
+  const pm_local_t *l = s->local;
+  const pm_redist_t *ep = s->ep;
+  pm_h5io_out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
+  int ierr = PM_OK, p = s->nranks, ntypes = 0, one = 0;
+  int64_t own[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0}, tcnt[4] = {0, 0, 0, 0}, tlo[4] = {0, 0, 0, 0};
+  int64_t *per = NULL, done[4] = {0, 0, 0, 0}, mdone = 0;
+  hid_t ds[4] = {-1, -1, -1, -1}, dm = -1;
+  char where[4][300], wmixed[300];
+  pm_redist_info_t in;
+  pm_redist_get_info(ep, &in);
+  for (int32_t k = 0; k < in.n_roots; k++) own[l->elem_type[s->esel ? s->esel[k] : k]]++;
+  PM_TRY_MPI(pm_comm_allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  memcpy(s->x.ttot, ttot, sizeof ttot);
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+    if (ttot[t] > 0) {
+      ntypes++;
+      one = t;
+    }
+  if (ntypes == 1) { /* the usual mesh: the slab's rows are the dataset's rows, positions only */
+    int nv = pm_msh_type_nodes(one);
+    pm_redist_src_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s,
+                         s->meta->global_nodes <= INT32_MAX ? elem_nodes_get32 : NULL};
+    STEP(s->comm,
+         write_rows(s, g, "/mesh", pm_h5io_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, ep, &x, NULL));
+    goto cleanup;
+  }
+  /* Mixed: the slab's count per type, from what each rank sends to it. */
+  if (in.identity) {
+    memcpy(tcnt, own, sizeof own);
+  } else {
+    const int32_t *order = pm_redist_order(ep);
+    ierr = PM_CALLOC(per, 8 * (size_t)p, "element counts");
+    STEP(s->comm, ierr);
+    for (int r = 0; r < p; r++) {
+      int32_t a, b;
+      pm_redist_roots_to(ep, r, &a, &b);
+      for (int32_t i = a; i < b; i++) {
+        int32_t k = order ? order[i] : i;
+        per[4 * r + l->elem_type[s->esel ? s->esel[k] : k]]++;
+      }
+    }
+    PM_TRY_MPI(pm_comm_alltoall(per, per + 4 * p, 4, MPI_INT64_T, s->comm));
+    for (int r = 0; r < p; r++)
+      for (int t = 0; t < 4; t++) tcnt[t] += per[4 * p + 4 * r + t];
+  }
+  PM_TRY_MPI(pm_comm_exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  if (s->rank == 0) memset(tlo, 0, sizeof tlo);
+  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+    if (ttot[t] > 0) {
+      snprintf(where[t], sizeof where[t], "dataset /mesh/%s of %s", pm_h5io_conn_names[t], s->h5path);
+      STEP(s->comm, pm_h5io_dset_create(g, pm_h5io_conn_names[t], H5T_STD_I64LE, pm_msh_type_nodes(t), ttot[t], NULL,
+                                        where[t], &ds[t]));
+    }
+  snprintf(wmixed, sizeof wmixed, "dataset /mesh/mixed of %s", s->h5path);
+  STEP(s->comm, pm_h5io_dset_create(g, "mixed", H5T_STD_I64LE, 0, 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], NULL,
+                                    wmixed, &dm));
+  pm_redist_src_t x = {(int)sizeof(int64_t) * PM_H5_ELEM_W, NULL, elem_get, s, NULL};
+  for (int c = 0; c < in.nrounds; c++) {
+    const void *buf = NULL;
+    int64_t rows = 0, *split = NULL, *tr[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0;
+    STEP(s->comm, take_rounds(s, ep, c, 1, &x, &buf, &rows));
+    STEP(s->comm, PM_SCRATCH_GET(&s->conv, sizeof(int64_t) * (size_t)(12 * rows + 1), split));
+    tr[PM_MSH_TRI] = split;
+    tr[PM_MSH_QUAD] = split + 3 * rows;
+    pm_h5io_elem_split(buf, rows, tr, split + 7 * rows, cnt, &mlen);
+    for (int t = PM_MSH_TRI; t <= PM_MSH_QUAD; t++) {
+      STEP(s->comm, pm_h5io_dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_msh_type_nodes(t), tlo[t] + done[t], cnt[t], tr[t],
+                                     where[t]));
+      done[t] += cnt[t];
+    }
+    STEP(s->comm, pm_h5io_dset_put(&o, dm, H5T_NATIVE_INT64, 0, 4 * tlo[PM_MSH_TRI] + 5 * tlo[PM_MSH_QUAD] + mdone,
+                                   mlen, split + 7 * rows, wmixed));
+    mdone += mlen;
+  }
+cleanup:
+  for (int t = 0; t < 4; t++) pm_h5io_close(&ds[t], H5Dclose);
+  pm_h5io_close(&dm, H5Dclose);
+  free(per);
+  return ierr;
+}
+
+/* Mesh, global ids and owner ranks.  Collective. */
+static int series_write_mesh(pm_h5_series_t *s) {
+  const pm_local_t *l = s->local;
+  int ierr = PM_OK;
+  hid_t g = -1, gf = -1;
+  H5_STEP(s->comm, g = pm_h5io_group_create(s->file, "mesh"), "creating group /mesh in %s", s->h5path);
+  H5_STEP(s->comm, gf = pm_h5io_group_create(s->file, "fields"), "creating group /fields in %s", s->h5path);
+  pm_redist_src_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, NULL};
+  pm_redist_src_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, NULL};
+  STEP(s->comm, write_rows(s, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, s->np, &xyz, NULL));
+  STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, s->np, &gid, "node"));
+  int ranks = !(s->flags & PM_H5_NO_PARTITION);
+  if (ranks)
+    STEP(s->comm, write_rows(s, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, NULL, "node"));
+  STEP(s->comm, write_elements(s, g));
+  if (ranks)
+    STEP(s->comm, write_rows(s, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, NULL, "cell"));
+cleanup:
+  pm_h5io_close(&g, H5Gclose);
+  pm_h5io_close(&gf, H5Gclose);
+  return ierr;
+}
+
+int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
+                        const char *xmfpath, pm_h5_series_t **sp) {
+  return pm_h5_series_create_flags(comm, l, meta, h5path, xmfpath, 0, sp);
+}
+
+int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
+                              const char *xmfpath, int flags, pm_h5_series_t **sp) {
+  int ierr = PM_OK;
+  pm_h5_series_t *s = NULL;
+  hid_t fapl = -1;
+  pm_h5io_quiet_t q;
+  pm_h5io_quiet_begin(&q);
+  pm_h5io_watch_setup(comm, h5path);
+  *sp = NULL;
+  pm_h5io_prof_reset();
+  prof_in_ = 0;
+  prof_faults_ = 0;
+  double t_in = pm_h5io_prof_now();
+  long f_in = pm_h5io_minor_faults();
+  PM_TRY(PM_CALLOC(s, 1, "HDF5 series"));
+  s->comm = MPI_COMM_NULL;
+  s->file = s->dxpl = -1;
+  s->wb.fd = -1;
+  s->h5_errors0 = pm_h5io_error_count();
+  PM_TRY_MPI(pm_comm_dup(comm, &s->comm));
+  PM_TRY_MPI(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
+  MPI_Comm_rank(s->comm, &s->rank);
+  MPI_Comm_size(s->comm, &s->nranks);
+  s->local = l;
+  s->meta = meta;
+  s->flags = flags;
+  long pid = (long)getpid();
+  PM_TRY_MPI(pm_comm_bcast(&pid, 1, MPI_LONG, 0, s->comm));
+  double t0 = pm_h5io_prof_now();
+
+  /* Everything local first, then one agreement. */
+  if (!ierr && !h5path) ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_h5: no HDF5 file name");
+  if (!ierr) ierr = pm_strdup(h5path, &s->h5path);
+  if (!ierr && xmfpath) ierr = pm_strdup(xmfpath, &s->xmfpath);
+  if (!ierr) ierr = pm_h5io_tmp_name(h5path, pid, &s->h5tmp);
+  if (!ierr && xmfpath) ierr = pm_h5io_tmp_name(xmfpath, pid, &s->xmftmp);
+  if (!ierr) pm_comm_on_abort(series_abort, s);
+  int32_t nown = 0;
+  if (!ierr) ierr = pm_h5io_check_local(s->rank, l, meta, &nown);
+  if (!ierr && nown < l->n_elems) { /* else esel stays NULL: owned element k is local element k */
+    ierr = PM_MALLOC_BUFFER(s->esel, nown > 0 ? nown : 1, "owned elements");
+    nown = 0;
+    if (!ierr)
+      for (int32_t e = 0; e < l->n_elems; e++)
+        if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
+  }
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  int64_t rows = 0;
+  PM_TRY(pm_h5io_rows_per_round(s->comm, &rows));
+  pm_redist_opts_t opt = {rows, 1, "node", PM_H5_REDIST_HINT, &s->xbuf};
+  PM_TRY(pm_redist_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, &opt, &s->np));
+  opt.what = "element";
+  PM_TRY(pm_redist_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, &opt, &s->ep));
+  /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
+   * it); only older partitions need it hashed here. */
+  if (meta->has_mesh_fingerprint)
+    s->mesh_fp = meta->mesh_fingerprint;
+  else
+    PM_TRY(pm_fingerprint_local(s->comm, l, meta, &s->mesh_fp));
+  pm_h5io_prof_add(PM_H5_PROF_PREP, pm_h5io_prof_now() - t0);
+  s->x.dim = meta->dim;
+  s->x.n_nodes = meta->global_nodes;
+  s->x.n_elems = meta->global_elems;
+
+  H5_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate (file access) for %s", h5path);
+  H5_TRY(H5Pset_fapl_mpio(fapl, s->comm, MPI_INFO_NULL), "H5Pset_fapl_mpio for %s", h5path);
+  H5_TRY(H5Pset_coll_metadata_write(fapl, 1), "H5Pset_coll_metadata_write for %s", h5path);
+  H5_TRY(H5Pset_all_coll_metadata_ops(fapl, 1), "H5Pset_all_coll_metadata_ops for %s", h5path);
+  H5_TRY(s->dxpl = H5Pcreate(H5P_DATASET_XFER), "H5Pcreate (transfer) for %s", h5path);
+  H5_TRY(H5Pset_dxpl_mpio(s->dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio for %s", h5path);
+  H5_WATCH("HDF5 creating %s", s->h5tmp);
+  t0 = pm_h5io_prof_now();
+  s->file = H5Fcreate(s->h5tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  ierr =
+      s->file < 0 ? pm_h5io_error(__FILE__, __LINE__, "creating %s (temporary name of %s)", s->h5tmp, h5path) : PM_OK;
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  PM_TRY(wb_setup(s));
+  pm_h5io_prof_add(PM_H5_PROF_OPEN, pm_h5io_prof_now() - t0);
+  ierr = series_write_mesh(s);
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  if (flags & PM_H5_NODE_FIELDS) { /* a refined run's element plan is 10 bytes an element */
+    pm_redist_destroy(&s->ep);
+    free(s->esel);
+    s->esel = NULL;
+    pm_scratch_free(&s->conv);
+  }
+  ierr = pm_xdmf_add_field(&s->x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64);
+  if (!ierr && !(flags & PM_H5_NO_PARTITION)) {
+    ierr = pm_xdmf_add_field(&s->x, -1, "/fields/rank", "rank", 0, PM_XDMF_INT32);
+    if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/elem_rank", "rank", 1, PM_XDMF_INT32);
+  }
+  PM_TRY(pm_comm_agree(s->comm, ierr)); /* a failure here is local: series_discard is collective */
+  *sp = s;
+  s = NULL;
+cleanup:
+  pm_h5io_close(&fapl, H5Pclose);
+  if (s) {
+    if (s->comm != MPI_COMM_NULL) series_discard(s);
+    series_free(&s);
+  }
+  pm_h5io_quiet_end(&q);
+  prof_in_ += pm_h5io_prof_now() - t_in;
+  prof_faults_ += pm_h5io_minor_faults() - f_in;
+  return ierr;
+}
+
+/* Fields into group `gname` (created here).  Collective. */
+static int series_fields(pm_h5_series_t *s, const char *gname, int step, double time, const pm_h5_field_t *fields,
+                         int nfields) {
+  int ierr = PM_OK;
+  hid_t g = -1;
+  /* Names first (same on every rank), then data pointers (this rank's). */
+  for (int f = 0; f < nfields && !ierr; f++) {
+    const char *nm = fields[f].name;
+    if (!pm_h5io_valid_name(nm))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field name '%s': use 1 to %d letters, digits, '_' or '-'",
+                          nm ? nm : "(null)", PM_H5_NAME_MAX);
+    else if (strcmp(nm, "rank") == 0 || strcmp(nm, "elem_rank") == 0 || strcmp(nm, "global_id") == 0)
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field name '%s' is reserved (pmesh writes it itself)", nm);
+    else if (fields[f].on_elements && (s->flags & PM_H5_NODE_FIELDS))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field '%s': this series writes node fields only", nm);
+    else if (!fields[f].data &&
+             (fields[f].on_elements ? s->local->n_elems > 0 : s->local->n_total + s->local->n_aux > 0))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: field '%s' has no data", s->rank, nm);
+    for (int h = 0; h < f && !ierr; h++)
+      if (strcmp(fields[h].name, nm) == 0)
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field '%s' given twice", nm);
+  }
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  if (step >= 0) {
+    H5_STEP(s->comm, g = pm_h5io_group_create(s->file, gname), "creating group %s in %s", gname, s->h5path);
+    STEP(s->comm, pm_h5io_attr_num(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &time, gname));
+  } else {
+    H5_STEP(s->comm, g = H5Gopen2(s->file, gname, H5P_DEFAULT), "opening group %s in %s", gname, s->h5path);
+  }
+  for (int f = 0; f < nfields; f++) {
+    const pm_h5_field_t *fd = &fields[f];
+    const pm_redist_t *rd = fd->on_elements ? s->ep : s->np;
+    pm_redist_src_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL, NULL};
+    STEP(s->comm,
+         write_rows(s, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
+                    fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, rd, &x, fd->on_elements ? "cell" : "node"));
+    char dset[96];
+    snprintf(dset, sizeof dset, "%s/%s", gname, fd->name);
+    STEP(s->comm,
+         pm_xdmf_add_field(&s->x, step, dset, fd->name, fd->on_elements, fd->is_int ? PM_XDMF_INT32 : PM_XDMF_FLOAT64));
+  }
+cleanup:
+  pm_h5io_close(&g, H5Gclose);
+  return ierr;
+}
+
+int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_field_t *fields, int nfields) {
+  PM_CHECK(s, PM_ERR_ARG, "pm_h5_series_write: no series");
+  PM_CHECK(!s->failed, PM_ERR_ARG, "pm_h5_series_write: %s: an earlier write failed; close the series with ok = 0",
+           s->h5path);
+  PM_CHECK(s->single < 2, PM_ERR_ARG, "pm_h5_series_write: %s is a single result: its fields are written once",
+           s->h5path);
+  int ierr = PM_OK;
+  double t_in = pm_h5io_prof_now();
+  long f_in = pm_h5io_minor_faults();
+  pm_h5io_quiet_t q;
+  pm_h5io_quiet_begin(&q);
+  pm_h5io_watch_setup(s->comm, s->h5path);
+  char gname[64];
+  if (s->x.nsteps == 0 && !s->single) {
+    hid_t g = pm_h5io_group_create(s->file, "steps");
+    if (g < 0)
+      ierr = pm_h5io_error(__FILE__, __LINE__, "creating group /steps in %s", s->h5path);
+    else
+      H5Gclose(g);
+  }
+  if (s->single)
+    snprintf(gname, sizeof gname, "/fields");
+  else
+    snprintf(gname, sizeof gname, "/steps/%d", s->x.nsteps);
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  ierr = series_fields(s, gname, s->single ? -1 : s->x.nsteps, time, fields, nfields);
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  if (!s->single)
+    PM_TRY(pm_xdmf_add_step(&s->x, time));
+  else
+    s->single = 2; /* written */
+cleanup:
+  pm_h5io_quiet_end(&q);
+  prof_in_ += pm_h5io_prof_now() - t_in;
+  prof_faults_ += pm_h5io_minor_faults() - f_in;
+  return series_fail(s, ierr);
+}
+
+/* Root attributes: pmesh's, then the caller's. */
+static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int nattrs) {
+  int ierr = PM_OK;
+  hid_t root = -1;
+  const pm_meta_t *m = s->meta;
+  const char *w = s->h5path;
+  H5_TRY(root = H5Gopen2(s->file, "/", H5P_DEFAULT), "opening / in %s", w);
+  PM_TRY(pm_h5io_attr_str(root, "format", PM_H5_FORMAT, w));
+  PM_TRY(pm_h5io_attr_i64(root, "format_version", PM_H5_FORMAT_VERSION, w));
+  PM_TRY(pm_h5io_attr_str(root, "pmesh_version", PMESH_VERSION, w));
+  if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_i64(root, "nranks", s->nranks, w));
+  PM_TRY(pm_h5io_attr_i64(root, "dim", m->dim, w));
+  PM_TRY(pm_h5io_attr_i64(root, "global_nodes", m->global_nodes, w));
+  PM_TRY(pm_h5io_attr_i64(root, "global_elems", m->global_elems, w));
+  PM_TRY(pm_h5io_attr_i64(root, "n_triangles", s->x.ttot[PM_MSH_TRI], w));
+  PM_TRY(pm_h5io_attr_i64(root, "n_quadrangles", s->x.ttot[PM_MSH_QUAD], w));
+  PM_TRY(pm_h5io_attr_i64(root, "n_lines", s->x.ttot[PM_MSH_LINE], w));
+  PM_TRY(pm_h5io_attr_u64(root, "mesh_fingerprint", s->mesh_fp, w));
+  if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
+  PM_TRY(pm_h5io_attr_str(root, "source", m->source ? m->source : "", w));
+  PM_TRY(pm_h5io_attr_u64(root, "source_checksum", m->source_checksum, w));
+  if (!s->single) {
+    PM_TRY(pm_h5io_attr_i64(root, "n_steps", s->x.nsteps, w));
+    if (s->x.nsteps > 0)
+      PM_TRY(pm_h5io_attr_num(root, "times", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (hsize_t)s->x.nsteps, s->x.times, w));
+  }
+  for (int a = 0; a < nattrs; a++) {
+    const pm_h5_attr_t *at = &attrs[a];
+    PM_TRY_CHECK(pm_h5io_valid_name(at->name), PM_ERR_ARG,
+                 "attribute name '%s': use 1 to %d letters, digits, '_' or '-'", at->name ? at->name : "(null)",
+                 PM_H5_NAME_MAX);
+    htri_t ex = H5Aexists(root, at->name);
+    H5_TRY(ex, "H5Aexists %s in %s", at->name, w);
+    PM_TRY_CHECK(!ex, PM_ERR_ARG, "attribute '%s' is reserved or given twice; choose another name", at->name);
+    if (at->kind == PM_H5_ATTR_DOUBLE)
+      PM_TRY(pm_h5io_attr_num(root, at->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &at->d, w));
+    else if (at->kind == PM_H5_ATTR_INT64)
+      PM_TRY(pm_h5io_attr_i64(root, at->name, at->i, w));
+    else if (at->kind == PM_H5_ATTR_STRING)
+      PM_TRY(pm_h5io_attr_str(root, at->name, at->s ? at->s : "", w));
+    else
+      PM_TRY_CHECK(0, PM_ERR_ARG, "attribute '%s': kind %d, expected 0 (double), 1 (int64) or 2 (string)", at->name,
+                   at->kind);
+  }
+cleanup:
+  pm_h5io_close(&root, H5Gclose);
+  return ierr;
+}
+
+static void print_profile(const pm_h5_series_t *s, double t_in, long f_in, int xmf_threaded) {
+  double other = prof_in_ + pm_h5io_prof_now() - t_in;
+  for (int k = 0; k < PM_H5_PROF_N; k++) other -= pm_h5io_prof_get(k);
+  fprintf(stderr,
+          "pm_h5 profile (rank 0, s): prepare %.3f open %.3f exchange %.3f dataset-writes %.3f flush %.3f "
+          "close %.3f xmf+rename %.3f other %.3f page-faults %ld write-behind-thread %d xmf-thread %d\n",
+          pm_h5io_prof_get(PM_H5_PROF_PREP), pm_h5io_prof_get(PM_H5_PROF_OPEN), pm_h5io_prof_get(PM_H5_PROF_EXCHANGE),
+          pm_h5io_prof_get(PM_H5_PROF_WRITE), pm_h5io_prof_get(PM_H5_PROF_FLUSH), pm_h5io_prof_get(PM_H5_PROF_CLOSE),
+          pm_h5io_prof_get(PM_H5_PROF_XMF), other, prof_faults_ + pm_h5io_minor_faults() - f_in, s->wb.running,
+          xmf_threaded);
+}
+
+/* Attributes, flush, close, then both files into place (the h5 first).  Collective. */
+static int series_finish(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int nattrs, double t_in, long f_in) {
+  int ierr = write_root_attrs(s, attrs, nattrs);
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  /* Rank 0 writes the XDMF meanwhile, on a thread where it may (its fsync then overlaps the
+   * flush's). */
+  pm_xdmf_job_t job;
+  memset(&job, 0, sizeof job);
+  double t = pm_h5io_prof_now();
+  if (s->rank == 0 && s->xmfpath)
+    pm_xdmf_job_start(&job, &s->x, s->h5path, s->xmfpath, s->xmftmp, pm_h5io_threads_allowed());
+  pm_h5io_prof_add(PM_H5_PROF_XMF, pm_h5io_prof_now() - t);
+  /* Flush to disk (MPI_File_sync) before the rename makes the file the result. */
+  t = pm_h5io_prof_now();
+  H5_WATCH("HDF5 flushing %s", s->h5tmp);
+  if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0) ierr = pm_h5io_error(__FILE__, __LINE__, "flushing %s", s->h5tmp);
+  pm_h5io_prof_add(PM_H5_PROF_FLUSH, pm_h5io_prof_now() - t);
+  t = pm_h5io_prof_now();
+  if (!ierr) { /* after a failed flush, closing would write again: series_discard decides */
+    H5_WATCH("HDF5 closing %s", s->h5tmp);
+    if (H5Fclose(s->file) < 0)
+      ierr = pm_h5io_error(__FILE__, __LINE__, "closing %s", s->h5tmp);
+    else
+      s->file = -1;
+  }
+  pm_h5io_prof_add(PM_H5_PROF_CLOSE, pm_h5io_prof_now() - t);
+  t = pm_h5io_prof_now();
+  pm_xdmf_job_join(&job); /* before any return: the job lives on this stack */
+  if (!ierr && s->rank == 0 && s->xmfpath) ierr = pm_xdmf_report(s->xmftmp, job.err, job.created);
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  if (s->rank == 0) {
+    if (rename(s->h5tmp, s->h5path) != 0)
+      ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__, "%s: cannot move %s into place: %s", s->h5path, s->h5tmp,
+                          strerror(errno));
+    if (!ierr && s->xmfpath && rename(s->xmftmp, s->xmfpath) != 0) /* two files are not renamed as one */
+      ierr = pm_error_set(PM_ERR_IO, __FILE__, __LINE__,
+                          "%s: cannot move %s into place: %s (%s is the new result already; an earlier %s "
+                          "describes the earlier one)",
+                          s->xmfpath, s->xmftmp, strerror(errno), s->h5path, s->xmfpath);
+  }
+  PM_TRY(pm_comm_agree(s->comm, ierr));
+  pm_h5io_prof_add(PM_H5_PROF_XMF, pm_h5io_prof_now() - t);
+  if (s->rank == 0 && getenv("PMESH_H5_PROFILE")) print_profile(s, t_in, f_in, job.threaded);
+cleanup:
+  return ierr;
+}
+
+int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattrs, int ok) {
+  pm_h5_series_t *s = sp ? *sp : NULL;
+  if (!s) return PM_OK;
+  int ierr = PM_OK;
+  double t_in = pm_h5io_prof_now();
+  long f_in = pm_h5io_minor_faults();
+  pm_h5io_quiet_t q;
+  pm_h5io_quiet_begin(&q);
+  pm_h5io_watch_setup(s->comm, s->h5path);
+  if (ok && s->failed)
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "%s: not completed: an earlier write failed (previous result kept)", s->h5path);
+  if (ok && !ierr) ierr = series_finish(s, attrs, nattrs, t_in, f_in);
+  if (!ok || ierr) series_discard(s);
+  series_free(sp);
+  pm_h5io_quiet_end(&q);
+  return ierr;
+}
+
+int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                        const char *xmfpath, pm_h5_series_t **s) {
+  return pm_h5_result_create_flags(comm, local, meta, h5path, xmfpath, 0, s);
+}
+
+int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
+                              const char *xmfpath, int flags, pm_h5_series_t **s) {
+  PM_CALL(pm_h5_series_create_flags(comm, local, meta, h5path, xmfpath, flags, s));
+  (*s)->single = 1; /* 2 once its fields are written */
+  return PM_OK;
+}
+
+int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields, int nfields,
+                const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath) {
+  pm_h5_series_t *s = NULL;
+  PM_CALL(pm_h5_result_create(comm, local, meta, h5path, xmfpath, &s));
+  int ierr = pm_h5_series_write(s, 0.0, fields, nfields);
+  if (ierr) {
+    pm_error_trace(__FILE__, __LINE__);
+    pm_h5_series_close(&s, NULL, 0, 0);
+    return ierr;
+  }
+  PM_CALL(pm_h5_series_close(&s, attrs, nattrs, 1));
+  return PM_OK;
+}

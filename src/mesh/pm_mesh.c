@@ -1,0 +1,589 @@
+/* pm_mesh.c - build the global mesh (sorted nodes, top-dimension cells, faces, groups) from
+ * the raw content of an MSH file. */
+#include "pmesh/pm_mesh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pm_util.h"
+#include "pmesh/pm_error.h"
+
+void pm_mesh_destroy(pm_mesh_t **mesh) {
+  if (!mesh || !*mesh) return;
+  pm_mesh_t *m = *mesh;
+  free(m->node_gid);
+  free(m->xyz);
+  free(m->elem_type);
+  free(m->elem_gid);
+  free(m->elem_ptr);
+  free(m->elem_node);
+  free(m->face_type);
+  free(m->face_gid);
+  free(m->face_ptr);
+  free(m->face_node);
+  for (int g = 0; g < m->n_groups; g++) {
+    free(m->groups[g].name);
+    free(m->groups[g].nodes);
+    free(m->groups[g].faces);
+    free(m->groups[g].elems);
+  }
+  free(m->groups);
+  free(m);
+  *mesh = NULL;
+}
+
+int64_t pm_mesh_find_node(const pm_mesh_t *mesh, int64_t gid) {
+  int64_t lo = 0, hi = mesh->n_nodes - 1;
+  while (lo <= hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (mesh->node_gid[mid] == gid) return mid;
+    if (mesh->node_gid[mid] < gid)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Map from node tag to the index of the node in sorted-tag order: the tag minus the first one
+ * when the tags are consecutive (Gmsh's usual 1..n, no table), a direct table when they are
+ * dense, binary search in the sorted tags otherwise. */
+typedef struct tag_map {
+  const int64_t *sorted; /* sorted tags [n] */
+  int64_t n, lo;
+  int ident;             /* sorted[i] == lo + i */
+  int64_t *table;        /* [hi-lo+1] or NULL */
+  const int64_t *newidx; /* set once the kept nodes are numbered: table holds new indices */
+  int newidx_ident;      /* newidx[i] == i (no node dropped) */
+} tag_map_t;
+
+static int tag_map_init(tag_map_t *tm, const int64_t *sorted, int64_t n, int ident) {
+  tm->sorted = sorted;
+  tm->n = n;
+  tm->table = NULL;
+  tm->ident = ident;
+  tm->lo = n ? sorted[0] : 0;
+  if (n == 0 || ident) return PM_OK;
+  uint64_t range = (uint64_t)sorted[n - 1] - (uint64_t)sorted[0] + 1;
+  if (range <= (uint64_t)n * 4 + 1024) {
+    PM_CALL(PM_MALLOC(tm->table, range, "node tag table"));
+    for (uint64_t i = 0; i < range; i++) tm->table[i] = -1;
+    for (int64_t i = 0; i < n; i++) tm->table[sorted[i] - tm->lo] = i;
+  }
+  return PM_OK;
+}
+
+/* Renumber the table in place: from then on it maps a tag straight to the new node index. */
+static void tag_map_renumber(tag_map_t *tm, const int64_t *newidx, int newidx_ident) {
+  tm->newidx = newidx;
+  tm->newidx_ident = newidx_ident;
+  if (!tm->table) return;
+  uint64_t range = (uint64_t)tm->sorted[tm->n - 1] - (uint64_t)tm->lo + 1;
+  for (uint64_t i = 0; i < range; i++)
+    if (tm->table[i] >= 0) tm->table[i] = newidx[tm->table[i]];
+}
+
+static int64_t tag_map_find(const tag_map_t *tm, int64_t tag);
+
+/* New index of a node tag (after tag_map_renumber), -1 for a dropped or unknown node. */
+static int64_t tag_map_new(const tag_map_t *tm, int64_t tag) {
+  if (tm->ident) {
+    if (tag < tm->lo || tag - tm->lo >= tm->n) return -1;
+    return tm->newidx_ident ? tag - tm->lo : tm->newidx[tag - tm->lo];
+  }
+  if (tm->table) {
+    if (tag < tm->lo || tag > tm->sorted[tm->n - 1]) return -1;
+    return tm->table[tag - tm->lo];
+  }
+  int64_t s = tag_map_find(tm, tag);
+  return s < 0 ? -1 : tm->newidx[s];
+}
+
+static int64_t tag_map_find(const tag_map_t *tm, int64_t tag) {
+  if (tm->ident) return tag < tm->lo || tag - tm->lo >= tm->n ? -1 : tag - tm->lo;
+  if (tm->table) {
+    if (tag < tm->lo || tag > tm->sorted[tm->n - 1]) return -1;
+    return tm->table[tag - tm->lo];
+  }
+  int64_t lo = 0, hi = tm->n - 1;
+  while (lo <= hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (tm->sorted[mid] == tag) return mid;
+    if (tm->sorted[mid] < tag)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+typedef struct phys_key {
+  int dim, tag;
+  int64_t i; /* position of a membership (ignored by cmp_phys) */
+} phys_key_t;
+
+static int cmp_phys(const void *a, const void *b) {
+  const phys_key_t *x = a, *y = b;
+  if (x->dim != y->dim) return x->dim < y->dim ? -1 : 1;
+  return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+static int cmp_member(const void *a, const void *b) {
+  int c = cmp_phys(a, b);
+  if (c) return c;
+  const phys_key_t *x = a, *y = b;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+static int keys_dim_of(const pm_msh_t *msh, int64_t i) {
+  return pm_msh_type_dim(msh->elem_type[msh->member_elem[i]]);
+}
+
+/* Derive the "boundary" faces: edges of exactly one 2D cell, end points of 1D lines.  Appends
+ * them to the face arrays (gid 0) and returns their index range in *first, *count. */
+static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
+  int ierr = PM_OK;
+  int64_t n = m->n_nodes, ne = m->n_elems;
+  int64_t *cnt = NULL, *start = NULL;
+  int32_t *other = NULL, *from = NULL; /* node indices fit: pm_graph_build refuses >= 2^31 nodes */
+  int64_t nb = 0, cap = 0;
+  int64_t *bn = NULL; /* boundary face nodes, 2 (or 1) per face */
+  PM_TRY(PM_CALLOC(cnt, n + 1, "edge counts"));
+  if (m->dim == 1) {
+    for (int64_t e = 0; e < ne; e++)
+      for (int64_t k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) cnt[m->elem_node[k]]++;
+    for (int64_t i = 0; i < n; i++) nb += cnt[i] == 1;
+    PM_TRY(PM_MALLOC(bn, nb, "boundary points"));
+    nb = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (cnt[i] == 1) bn[nb++] = i;
+  } else {
+    /* Bucket every edge by its smaller node; an edge seen once is on the boundary. */
+    int64_t nedge = 0;
+    for (int64_t e = 0; e < ne; e++) {
+      int64_t k0 = m->elem_ptr[e], nv = m->elem_ptr[e + 1] - k0;
+      for (int64_t a = 0; a < nv; a++) {
+        int64_t u = m->elem_node[k0 + a], v = m->elem_node[k0 + (a + 1) % nv];
+        cnt[u < v ? u : v]++;
+        nedge++;
+      }
+    }
+    PM_TRY(PM_MALLOC(start, n + 1, "edge buckets"));
+    start[0] = 0;
+    for (int64_t i = 0; i < n; i++) start[i + 1] = start[i] + cnt[i];
+    PM_TRY(PM_MALLOC(other, nedge, "edge buckets"));
+    PM_TRY(PM_MALLOC(from, nedge, "edge buckets")); /* oriented first node, to keep orientation */
+    memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
+    for (int64_t e = 0; e < ne; e++) {
+      int64_t k0 = m->elem_ptr[e], nv = m->elem_ptr[e + 1] - k0;
+      for (int64_t a = 0; a < nv; a++) {
+        int64_t u = m->elem_node[k0 + a], v = m->elem_node[k0 + (a + 1) % nv];
+        int64_t lo = u < v ? u : v, p = start[lo] + cnt[lo]++;
+        other[p] = (int32_t)(u < v ? v : u);
+        from[p] = (int32_t)u;
+      }
+    }
+    cap = 16;
+    PM_TRY(PM_MALLOC(bn, 2 * cap, "boundary edges"));
+    for (int64_t i = 0; i < n; i++) {
+      for (int64_t p = start[i]; p < start[i + 1]; p++) {
+        int64_t times = 0;
+        for (int64_t q = start[i]; q < start[i + 1]; q++) times += other[q] == other[p];
+        if (times != 1) continue;
+        if (nb == cap) {
+          cap *= 2;
+          PM_TRY(PM_REALLOC(bn, 2 * cap, "boundary edges"));
+        }
+        bn[2 * nb] = from[p];
+        bn[2 * nb + 1] = from[p] == i ? other[p] : i;
+        nb++;
+      }
+    }
+  }
+  int per = m->dim == 1 ? 1 : 2;
+  int64_t nf = m->n_faces;
+  PM_TRY(PM_REALLOC(m->face_type, nf + nb, "faces"));
+  PM_TRY(PM_REALLOC(m->face_gid, nf + nb, "faces"));
+  PM_TRY(PM_REALLOC(m->face_ptr, nf + nb + 1, "faces"));
+  PM_TRY(PM_REALLOC(m->face_node, m->face_ptr[nf] + per * nb, "faces"));
+  for (int64_t f = 0; f < nb; f++) {
+    m->face_type[nf + f] = (int8_t)(per == 1 ? PM_MSH_POINT : PM_MSH_LINE);
+    m->face_gid[nf + f] = 0;
+    int64_t k0 = m->face_ptr[nf + f];
+    for (int a = 0; a < per; a++) m->face_node[k0 + a] = bn[per * f + a];
+    m->face_ptr[nf + f + 1] = k0 + per;
+  }
+  *first = nf;
+  *count = nb;
+  m->n_faces = nf + nb;
+cleanup:
+  free(cnt);
+  free(start);
+  free(other);
+  free(from);
+  free(bn);
+  return ierr;
+}
+
+/* The nodes (new indices, -1 for dropped ones) of raw element e: the converted connectivity of a
+ * cell or face, or a lookup for other elements (e.g. points of a 2D mesh) into `conv`. */
+static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, const tag_map_t *tm,
+                                   const int64_t *raw2elem, const int64_t *raw2face, int64_t e, int64_t *conv,
+                                   int64_t *nv) {
+  if (raw2elem[e] >= 0) {
+    *nv = m->elem_ptr[raw2elem[e] + 1] - m->elem_ptr[raw2elem[e]];
+    return m->elem_node + m->elem_ptr[raw2elem[e]];
+  }
+  if (raw2face[e] >= 0) {
+    *nv = m->face_ptr[raw2face[e] + 1] - m->face_ptr[raw2face[e]];
+    return m->face_node + m->face_ptr[raw2face[e]];
+  }
+  *nv = msh->elem_ptr[e + 1] - msh->elem_ptr[e];
+  for (int64_t k = 0; k < *nv; k++) conv[k] = tag_map_new(tm, msh->elem_node[msh->elem_ptr[e] + k]);
+  return conv;
+}
+
+/* dup[e] = the first raw element with e's tag, type and nodes, or -1 if e is the first. */
+static int find_copies(const pm_msh_t *msh, int64_t **dup_out) {
+  int64_t n = msh->n_elems, *perm = NULL, *dup = NULL;
+  int ierr = PM_OK;
+  PM_TRY(PM_MALLOC(dup, n + 1, "element copies"));
+  for (int64_t i = 0; i < n; i++) dup[i] = -1;
+  int64_t i_up = 1;
+  while (i_up < n && msh->elem_tag[i_up] > msh->elem_tag[i_up - 1]) i_up++;
+  if (i_up >= n) goto done; /* increasing tags (Gmsh's usual order): no copies, no sort */
+  PM_TRY(PM_MALLOC(perm, n + 1, "element copies"));
+  PM_TRY(pm_argsort_i64(msh->elem_tag, n, perm)); /* stable: the first copy comes first */
+  for (int64_t i = 1; i < n; i++) {
+    int64_t a = perm[i], first = perm[i - 1];
+    if (msh->elem_tag[a] != msh->elem_tag[first]) continue;
+    if (dup[first] >= 0) first = dup[first];
+    int64_t na = msh->elem_ptr[a + 1] - msh->elem_ptr[a], nf = msh->elem_ptr[first + 1] - msh->elem_ptr[first];
+    if (msh->elem_type[a] != msh->elem_type[first] || na != nf ||
+        memcmp(msh->elem_node + msh->elem_ptr[a], msh->elem_node + msh->elem_ptr[first], (size_t)na * sizeof(int64_t)))
+      continue; /* a different element that reuses a tag: kept as it is */
+    dup[a] = first;
+  }
+done:
+  *dup_out = dup;
+  dup = NULL;
+cleanup:
+  free(perm);
+  free(dup);
+  return ierr;
+}
+
+int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
+  int ierr = PM_OK;
+  pm_mesh_t *m = NULL;
+  int64_t *perm = NULL, *sorted = NULL, *newidx = NULL, *raw2face = NULL, *raw2elem = NULL;
+  const int64_t *tags = NULL; /* node tags in ascending order: msh->node_tag or sorted */
+  int64_t *stamp = NULL, *order = NULL, *dup = NULL;
+  uint64_t *gbits = NULL;
+  phys_key_t *keys = NULL, *mkey = NULL;
+  tag_map_t tm = {0};
+  int64_t conv[8];
+  *mesh = NULL;
+
+  PM_TRY(PM_CALLOC(m, 1, "mesh"));
+  int dim = 0;
+  for (int64_t e = 0; e < msh->n_elems; e++) {
+    int d = pm_msh_type_dim(msh->elem_type[e]);
+    if (d > dim) dim = d;
+  }
+  PM_TRY_CHECK(dim == 1 || dim == 2, PM_ERR_FORMAT,
+               "the mesh has no lines, triangles or quadrangles: nothing to partition "
+               "(pmesh reads 1D meshes of lines and 2D meshes of triangles/quadrangles)");
+  m->dim = dim;
+
+  /* Nodes in ascending tag order. */
+  int64_t nraw = msh->n_nodes;
+  /* Tags lo, lo+1, ... in file order (what Gmsh writes): already sorted, no permutation. */
+  int ident = 1;
+  for (int64_t i = 1; i < nraw && ident; i++) ident = msh->node_tag[i] == msh->node_tag[i - 1] + 1;
+  if (ident) {
+    tags = msh->node_tag;
+  } else {
+    PM_TRY(PM_MALLOC(perm, nraw, "node order"));
+    PM_TRY(pm_argsort_i64(msh->node_tag, nraw, perm));
+    PM_TRY(PM_MALLOC(sorted, nraw, "sorted node tags"));
+    for (int64_t i = 0; i < nraw; i++) sorted[i] = msh->node_tag[perm[i]];
+    for (int64_t i = 1; i < nraw; i++)
+      PM_TRY_CHECK(sorted[i] != sorted[i - 1], PM_ERR_FORMAT, "node tag %lld appears twice", (long long)sorted[i]);
+    tags = sorted;
+  }
+  PM_TRY(tag_map_init(&tm, tags, nraw, ident));
+
+  /* MSH 2.2 writes an element that is in several physical groups once per group, with the same
+   * tag: such copies (same tag, type and nodes) become one element with all the memberships. */
+  PM_TRY(find_copies(msh, &dup));
+
+  /* Which sorted nodes are used by a top-dimension cell; count cells and faces. */
+  PM_TRY(PM_CALLOC(newidx, nraw, "node numbering"));
+  int64_t ne = 0, nen = 0, nf = 0, nfn = 0;
+  for (int64_t e = 0; e < msh->n_elems; e++) {
+    if (pm_msh_type_dim(msh->elem_type[e]) != dim || dup[e] >= 0) continue;
+    ne++;
+    for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
+      int64_t s = tag_map_find(&tm, msh->elem_node[k]);
+      PM_TRY_CHECK(s >= 0, PM_ERR_FORMAT, "element %lld uses node %lld, which is not in $Nodes",
+                   (long long)msh->elem_tag[e], (long long)msh->elem_node[k]);
+      newidx[s] = 1;
+      nen++;
+    }
+  }
+  int64_t nn = 0;
+  for (int64_t s = 0; s < nraw; s++) {
+    if (newidx[s]) {
+      newidx[s] = nn++;
+    } else {
+      if (!m->first_dropped_gid) m->first_dropped_gid = tags[s];
+      newidx[s] = -1;
+    }
+  }
+  m->n_dropped_nodes = nraw - nn;
+  tag_map_renumber(&tm, newidx, nn == nraw);
+  m->n_nodes = nn;
+  PM_TRY(PM_MALLOC(m->node_gid, nn, "node ids"));
+  PM_TRY(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
+  if (ident && nn == nraw) {
+    memcpy(m->node_gid, tags, (size_t)nn * sizeof *tags);
+    memcpy(m->xyz, msh->xyz, 3 * (size_t)nn * sizeof(double));
+  } else {
+    for (int64_t s = 0; s < nraw; s++) {
+      int64_t i = newidx[s];
+      if (i < 0) continue;
+      m->node_gid[i] = tags[s];
+      memcpy(m->xyz + 3 * i, msh->xyz + 3 * (perm ? perm[s] : s), 3 * sizeof(double));
+    }
+  }
+
+  /* Faces: (dim-1)-dimensional elements that belong to a physical group. */
+  PM_TRY(PM_MALLOC(raw2face, msh->n_elems, "face numbering"));
+  PM_TRY(PM_MALLOC(raw2elem, msh->n_elems, "element numbering"));
+  for (int64_t e = 0; e < msh->n_elems; e++) raw2face[e] = raw2elem[e] = -1;
+  for (int64_t i = 0; i < msh->n_member; i++) {
+    int64_t e = msh->member_elem[i];
+    if (pm_msh_type_dim(msh->elem_type[e]) == dim - 1) raw2face[e] = 0;
+  }
+  for (int64_t e = 0; e < msh->n_elems; e++) {
+    if (dup[e] >= 0) raw2face[e] = -1;
+    if (raw2face[e] != 0) continue;
+    int keep = 1;
+    for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
+      if (tag_map_new(&tm, msh->elem_node[k]) < 0) keep = 0;
+    if (!keep) {
+      raw2face[e] = -1;
+      m->n_dropped_entries++;
+      continue;
+    }
+    nf++;
+    nfn += msh->elem_ptr[e + 1] - msh->elem_ptr[e];
+  }
+
+  PM_TRY(PM_MALLOC(m->elem_type, ne, "elements"));
+  PM_TRY(PM_MALLOC(m->elem_gid, ne, "elements"));
+  PM_TRY(PM_MALLOC(m->elem_ptr, ne + 1, "elements"));
+  PM_TRY(PM_MALLOC(m->elem_node, nen, "element nodes"));
+  PM_TRY(PM_MALLOC(m->face_type, nf, "faces"));
+  PM_TRY(PM_MALLOC(m->face_gid, nf, "faces"));
+  PM_TRY(PM_MALLOC(m->face_ptr, nf + 1, "faces"));
+  PM_TRY(PM_MALLOC(m->face_node, nfn, "face nodes"));
+  m->elem_ptr[0] = m->face_ptr[0] = 0;
+  int64_t ie = 0, jf = 0;
+  for (int64_t e = 0; e < msh->n_elems; e++) {
+    int d = pm_msh_type_dim(msh->elem_type[e]);
+    if (dup[e] >= 0) continue;
+    if (d == dim) {
+      m->elem_type[ie] = msh->elem_type[e];
+      m->elem_gid[ie] = msh->elem_tag[e];
+      int64_t k0 = m->elem_ptr[ie];
+      for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
+        m->elem_node[k0++] = tag_map_new(&tm, msh->elem_node[k]);
+      m->elem_ptr[ie + 1] = k0;
+      raw2elem[e] = ie++;
+    } else if (raw2face[e] == 0) {
+      m->face_type[jf] = msh->elem_type[e];
+      m->face_gid[jf] = msh->elem_tag[e];
+      int64_t k0 = m->face_ptr[jf];
+      for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
+        m->face_node[k0++] = tag_map_new(&tm, msh->elem_node[k]);
+      m->face_ptr[jf + 1] = k0;
+      raw2face[e] = jf++;
+    }
+  }
+  m->n_elems = ne;
+  m->n_faces = nf;
+  for (int64_t e = 0; e < msh->n_elems; e++) /* copies share their first's numbers */
+    if (dup[e] >= 0) {
+      raw2elem[e] = raw2elem[dup[e]];
+      raw2face[e] = raw2face[dup[e]];
+    }
+
+  /* Physical groups: distinct (dim, tag) pairs in order. */
+  /* Memberships sorted by group (ties by position, so the file order is kept within a group);
+   * the distinct groups from them. */
+  PM_TRY(PM_MALLOC(mkey, msh->n_member + 1, "group members"));
+  for (int64_t i = 0; i < msh->n_member; i++) {
+    mkey[i].dim = keys_dim_of(msh, i);
+    mkey[i].tag = msh->member_phys[i];
+    mkey[i].i = i;
+  }
+  int64_t i_up = 1;
+  while (i_up < msh->n_member && cmp_member(&mkey[i_up - 1], &mkey[i_up]) < 0) i_up++;
+  if (i_up < msh->n_member) qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
+  int64_t mpos = 0, ng = 0;
+  for (int64_t i = 0; i < msh->n_member; i++) ng += i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0;
+  PM_TRY(PM_MALLOC(keys, ng + 1, "groups"));
+  ng = 0;
+  for (int64_t i = 0; i < msh->n_member; i++)
+    if (i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0) keys[ng++] = mkey[i];
+  PM_TRY_CHECK(ng < 100000, PM_ERR_UNSUPPORTED, "the mesh has %lld physical groups; pmesh takes at most 99999",
+               (long long)ng);
+  PM_TRY(PM_CALLOC(m->groups, ng + 1, "groups"));
+  PM_TRY(PM_MALLOC(stamp, nn + 1, "group marks"));
+  for (int64_t i = 0; i < nn; i++) stamp[i] = -1;
+  PM_TRY(PM_MALLOC(order, msh->n_member + 1, "group members"));
+  for (int64_t g = 0; g < ng; g++) {
+    pm_group_t *grp = &m->groups[g];
+    m->n_groups = (int)g + 1;
+    grp->dim = keys[g].dim;
+    const char *name = NULL;
+    for (int k = 0; k < msh->n_phys_names; k++)
+      if (msh->phys_names[k].dim == keys[g].dim && msh->phys_names[k].tag == keys[g].tag)
+        name = msh->phys_names[k].name;
+    char fallback[64];
+    if (!name) {
+      snprintf(fallback, sizeof fallback, "physical%dd_%d", keys[g].dim, keys[g].tag);
+      name = fallback;
+    }
+    PM_TRY(pm_strdup(name, &grp->name));
+    /* Names are single words in pmesh's files: white space and control characters become '_'. */
+    for (char *c = grp->name; *c; c++)
+      if ((unsigned char)*c <= ' ' || *c == 127) *c = '_';
+    PM_TRY_CHECK(grp->name[0] != '\0' && grp->name[0] != '#' && strlen(grp->name) < 256, PM_ERR_FORMAT,
+                 "physical group (dim %d, tag %d) is named '%s'; names must be 1 to 255 characters, not starting "
+                 "with '#'",
+                 grp->dim, keys[g].tag, grp->name);
+    for (int64_t h = 0; h < g; h++)
+      PM_TRY_CHECK(strcmp(m->groups[h].name, grp->name) != 0, PM_ERR_FORMAT,
+                   "two physical groups are named '%s' (dimensions %d and %d): names must be unique", grp->name,
+                   m->groups[h].dim, grp->dim);
+    /* Members of this group: a contiguous run of the sorted memberships. */
+    int64_t nm = 0;
+    while (mpos < msh->n_member && cmp_phys(&mkey[mpos], &keys[g]) == 0) order[nm++] = msh->member_elem[mkey[mpos++].i];
+    /* A large group (e.g. the domain: every cell) marks its nodes in a bitmap, read back in
+     * ascending order; a small one stamps them and sorts the few it collects. */
+    int dense = nm >= nn / 32;
+    if (dense && !gbits) PM_TRY(PM_CALLOC(gbits, nn / 64 + 1, "group node bitmap"));
+    int64_t cn = 0, cf = 0, ce = 0;
+    for (int64_t i = 0; i < nm; i++) {
+      int64_t e = order[i], nv;
+      const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
+      for (int64_t k = 0; k < nv; k++) {
+        int64_t v = nodes[k];
+        if (v < 0) continue;
+        if (dense) {
+          uint64_t bit = UINT64_C(1) << (v & 63);
+          cn += !(gbits[v >> 6] & bit);
+          gbits[v >> 6] |= bit;
+        } else if (stamp[v] != g) {
+          stamp[v] = g;
+          cn++;
+        }
+      }
+      cf += raw2face[e] >= 0;
+      ce += raw2elem[e] >= 0;
+    }
+    PM_TRY(PM_MALLOC(grp->nodes, cn, "group nodes"));
+    PM_TRY(PM_MALLOC(grp->faces, cf, "group faces"));
+    PM_TRY(PM_MALLOC(grp->elems, ce, "group elements"));
+    if (dense) {
+      for (int64_t w = 0; w <= nn / 64; w++) {
+        for (uint64_t b = gbits[w]; b; b &= b - 1) {
+          int t = 0;
+          while (!(b >> t & 1)) t++;
+          grp->nodes[grp->n_nodes++] = 64 * w + t;
+        }
+        gbits[w] = 0;
+      }
+    }
+    for (int64_t i = 0; i < nm; i++) {
+      int64_t e = order[i], nv;
+      if (!dense) {
+        const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
+        for (int64_t k = 0; k < nv; k++) {
+          int64_t v = nodes[k];
+          if (v >= 0 && stamp[v] == g) {
+            stamp[v] = -2 - g; /* collected */
+            grp->nodes[grp->n_nodes++] = v;
+          }
+        }
+      }
+      if (raw2face[e] >= 0) grp->faces[grp->n_faces++] = raw2face[e];
+      if (raw2elem[e] >= 0) grp->elems[grp->n_elems++] = raw2elem[e];
+    }
+    PM_TRY(pm_sort_i64(grp->nodes, grp->n_nodes));
+    PM_TRY(pm_sort_i64(grp->faces, grp->n_faces));
+    grp->n_faces = pm_unique_i64(grp->faces, grp->n_faces);
+    PM_TRY(pm_sort_i64(grp->elems, grp->n_elems));
+    grp->n_elems = pm_unique_i64(grp->elems, grp->n_elems);
+  }
+
+  /* The derived group "boundary", unless the file names a group so. */
+  int have_boundary = 0;
+  for (int g = 0; g < m->n_groups; g++) have_boundary |= strcmp(m->groups[g].name, "boundary") == 0;
+  if (!have_boundary) {
+    int64_t f0 = 0, nb = 0;
+    PM_TRY(derive_boundary(m, &f0, &nb));
+    pm_group_t *grp = &m->groups[m->n_groups];
+    m->n_groups++;
+    grp->dim = dim - 1;
+    PM_TRY(pm_strdup("boundary", &grp->name));
+    PM_TRY(PM_MALLOC(grp->faces, nb, "boundary faces"));
+    PM_TRY(PM_MALLOC(grp->nodes, nb * 2, "boundary nodes"));
+    PM_TRY(PM_MALLOC(grp->elems, 1, "boundary elements"));
+    for (int64_t f = 0; f < nb; f++) {
+      grp->faces[f] = f0 + f;
+      for (int64_t k = m->face_ptr[f0 + f]; k < m->face_ptr[f0 + f + 1]; k++)
+        grp->nodes[grp->n_nodes++] = m->face_node[k];
+    }
+    grp->n_faces = nb;
+    PM_TRY(pm_sort_i64(grp->nodes, grp->n_nodes));
+    grp->n_nodes = pm_unique_i64(grp->nodes, grp->n_nodes);
+  }
+  *mesh = m;
+  m = NULL;
+cleanup:
+  pm_mesh_destroy(&m);
+  free(perm);
+  free(sorted);
+  free(newidx);
+  free(raw2face);
+  free(raw2elem);
+  free(stamp);
+  free(gbits);
+  free(order);
+  free(dup);
+  free(keys);
+  free(mkey);
+  free(tm.table);
+  return ierr;
+}
+
+int pm_mesh_read(const char *path, pm_mesh_t **mesh, uint64_t *checksum) {
+  pm_msh_t *msh = NULL;
+  PM_CALL(pm_msh_read(path, &msh));
+  int ierr = pm_mesh_from_msh(msh, mesh);
+  if (ierr) {
+    char prefix[1100];
+    snprintf(prefix, sizeof prefix, "%s: ", path);
+    pm_error_prefix(prefix);
+    pm_error_trace(__FILE__, __LINE__);
+  } else if (checksum) {
+    *checksum = msh->checksum;
+  }
+  pm_msh_destroy(&msh);
+  return ierr;
+}

@@ -1,0 +1,486 @@
+/* pm_refine.c - one level of parallel uniform refinement of the local meshes (pm_refine.h has
+ * the numbering and owner rules).
+ *
+ * Each rank lists "candidate" fine nodes from its coarse elements: its coarse nodes, the
+ * midpoints of its coarse elements' edges, the centres of its quadrangles.  Owners follow from
+ * the rules alone.  A rank owning a node knows everything about it: the owner of an edge's
+ * smaller end keeps every element around that end, so it sees all the edges from it, and the
+ * owner of a quadrangle keeps it.  The new nodes' indices come from one prefix sum over the
+ * coarse nodes (edges counted at their smaller end) and elements (quadrangles), in global
+ * order.  Every rank then keeps the children touching a node it owns, and asks the owners of
+ * the other nodes they use for their indices and groups: the questions are the import lists and
+ * the owners answer them as export lists, in ascending global index, so the tables are mutual
+ * by construction. */
+#include "pmesh/pm_refine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pm_scan.h"
+#include "base/pm_util.h"
+#include "pm_refine_comm.h"
+#include "pm_refine_work.h"
+#include "pmesh/pm_comm.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_msh.h"
+
+static void work_free(work_t *w) {
+  free(w->own);
+  free(w->slot_edge);
+  free(w->edge);
+  free(w->elem_quad);
+  free(w->quad_elem);
+  free(w->cown);
+  free(w->lid);
+  free(w->cidx);
+  free(w->cbits);
+  free(w->used);
+  free(w->keep);
+  free(w->req_rank);
+  free(w->req_cand);
+}
+
+/* rec[nrec] (made in slot order) sorted by (ka, kb, slot) in linear time: a stable counting
+ * sort on the position of ka among the local nodes' global indices, then each node's few edges
+ * by kb, stably (a comparison sort of every edge took a tenth of a refinement). */
+static int sort_edges(const pm_local_t *c, edge_rec_t *rec, int32_t nrec) {
+  int ierr = PM_OK;
+  int32_t nv = c->n_total, *pos = NULL, *start = NULL;
+  int64_t *perm = NULL;
+  edge_rec_t *tmp = NULL;
+  PM_TRY(PM_MALLOC(perm, (size_t)nv + 1, "refinement: edge order"));
+  PM_TRY(PM_MALLOC(pos, (size_t)nv + 1, "refinement: edge order"));
+  PM_TRY(PM_CALLOC(start, (size_t)nv + 2, "refinement: edge order"));
+  PM_TRY(PM_MALLOC(tmp, (size_t)nrec + 1, "refinement: edge order"));
+  PM_TRY(pm_argsort_i64(c->node_index, nv, perm));
+  for (int32_t i = 0; i < nv; i++) pos[perm[i]] = i;
+  for (int32_t k = 0; k < nrec; k++) start[pos[rec[k].a] + 1]++;
+  for (int32_t i = 0; i < nv; i++) start[i + 1] += start[i];
+  for (int32_t k = 0; k < nrec; k++) tmp[start[pos[rec[k].a]]++] = rec[k];
+  for (int32_t i = nv; i > 0; i--) start[i] = start[i - 1]; /* back to the buckets' starts */
+  start[0] = 0;
+  for (int32_t i = 0; i < nv; i++) {
+    edge_rec_t *b = tmp + start[i];
+    int32_t m = start[i + 1] - start[i];
+    for (int32_t x = 1; x < m; x++) {
+      edge_rec_t r = b[x];
+      int32_t y = x - 1;
+      while (y >= 0 && b[y].kb > r.kb) {
+        b[y + 1] = b[y];
+        y--;
+      }
+      b[y + 1] = r;
+    }
+  }
+  memcpy(rec, tmp, (size_t)nrec * sizeof *rec);
+cleanup:
+  free(perm);
+  free(pos);
+  free(start);
+  free(tmp);
+  return ierr;
+}
+
+/* Checks, owners of the coarse nodes, unique edges, quadrangles.  Local. */
+static int setup(work_t *w) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  edge_rec_t *rec = NULL;
+  PM_CHECK(c->has_mesh, PM_ERR_UNSUPPORTED,
+           "rank %d: the local mesh has the lecture's tables only (no coordinates or elements): refinement needs "
+           "pmesh's local files",
+           w->rank);
+  PM_CHECK(c->n_aux == 0, PM_ERR_UNSUPPORTED,
+           "rank %d: the local mesh has %d auxiliary nodes (a --halo edge partition of quadrangles); refinement "
+           "supports element-halo partitions only: partition with --halo element",
+           w->rank, c->n_aux);
+  PM_CHECK(c->rank == w->rank && c->nparts == w->P, PM_ERR_INCONSISTENT,
+           "rank %d of %d holds the local mesh of rank %d of %d", w->rank, w->P, c->rank, c->nparts);
+  w->nv = c->n_total;
+  PM_CALL(PM_MALLOC(w->own, w->nv, "refinement: owners"));
+  for (int32_t i = 0; i < c->n_internal; i++) w->own[i] = w->rank;
+  for (int k = 0; k < c->n_neib; k++)
+    for (int32_t j = c->import_index[k]; j < c->import_index[k + 1]; j++) w->own[c->import_item[j]] = c->neib[k];
+  int dim = 0;
+  int32_t nslot = c->elem_ptr[c->n_elems], nrec = 0;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    int t = c->elem_type[e], ned = type_edges(t), nvert = pm_msh_type_nodes(t);
+    PM_CHECK(ned > 0 && c->elem_ptr[e + 1] - c->elem_ptr[e] == nvert, PM_ERR_UNSUPPORTED,
+             "rank %d: element %d (tag %lld) has type %d: refinement takes lines, triangles and quadrangles", w->rank,
+             e + 1, (long long)c->elem_gid[e], t);
+    int d = t == PM_MSH_LINE ? 1 : 2;
+    PM_CHECK(dim == 0 || d == dim, PM_ERR_UNSUPPORTED, "rank %d: the local mesh mixes lines with 2D cells", w->rank);
+    dim = d;
+    nrec += ned;
+  }
+  w->dim = dim;
+  PM_TRY(PM_MALLOC(rec, nrec, "refinement: edges"));
+  PM_TRY(PM_MALLOC(w->slot_edge, nslot, "refinement: edges"));
+  PM_TRY(PM_MALLOC(w->elem_quad, c->n_elems, "refinement: quadrangles"));
+  nrec = 0;
+  w->nq = 0;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    int t = c->elem_type[e], nvert = pm_msh_type_nodes(t);
+    int32_t p = c->elem_ptr[e];
+    for (int j = 0; j < type_edges(t); j++) {
+      int32_t a = c->elem_node[p + j], b = c->elem_node[p + (j + 1) % nvert];
+      if (c->node_index[a] > c->node_index[b]) {
+        int32_t s = a;
+        a = b;
+        b = s;
+      }
+      rec[nrec++] = (edge_rec_t){c->node_index[a], c->node_index[b], a, b, p + j};
+    }
+    w->elem_quad[e] = t == PM_MSH_QUAD ? w->nq++ : -1;
+  }
+  PM_TRY(sort_edges(c, rec, nrec));
+  w->ne = 0;
+  for (int32_t k = 0; k < nrec; k++) {
+    if (k == 0 || rec[k].ka != rec[k - 1].ka || rec[k].kb != rec[k - 1].kb) rec[w->ne++] = rec[k];
+    w->slot_edge[rec[k].slot] = w->ne - 1;
+  }
+  PM_TRY(PM_MALLOC(w->edge, w->ne, "refinement: edges"));
+  memcpy(w->edge, rec, (size_t)w->ne * sizeof *rec);
+  PM_TRY(PM_MALLOC(w->quad_elem, w->nq, "refinement: quadrangles"));
+  for (int32_t e = 0; e < c->n_elems; e++)
+    if (w->elem_quad[e] >= 0) w->quad_elem[w->elem_quad[e]] = e;
+  int64_t nc = (int64_t)w->nv + w->ne + w->nq;
+  PM_TRY_CHECK(nc <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined local mesh would have %lld nodes: more than %d",
+               w->rank, (long long)nc, INT32_MAX);
+  w->nc = (int32_t)nc;
+  PM_TRY(PM_MALLOC(w->cown, nc, "refinement: nodes"));
+  PM_TRY(PM_MALLOC(w->lid, nc, "refinement: nodes"));
+  PM_TRY(PM_MALLOC(w->cidx, nc, "refinement: nodes"));
+  PM_TRY(PM_CALLOC(w->used, nc, "refinement: nodes"));
+  for (int32_t k = 0; k < w->nv; k++) {
+    w->cown[k] = w->own[k];
+    w->cidx[k] = c->node_index[k];
+  }
+  for (int32_t k = 0; k < w->ne; k++) {
+    w->cown[w->nv + k] = w->own[w->edge[k].a];
+    w->cidx[w->nv + k] = -1;
+  }
+  for (int32_t k = 0; k < w->nq; k++) {
+    w->cown[w->nv + w->ne + k] = c->elem_owner[w->quad_elem[k]];
+    w->cidx[w->nv + w->ne + k] = -1;
+  }
+cleanup:
+  free(rec);
+  return ierr;
+}
+
+/* Global indices of the owned new nodes: one prefix sum over positions 0..N-1 (nodes: the
+ * edges at their smaller end) and N..N+NE-1 (elements: 1 for a quadrangle).  Collective. */
+static int number_owned(work_t *w) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  int64_t *index = NULL, *count = NULL, *off = NULL, total = 0;
+  int32_t n = 0, nown = 0;
+  for (int32_t e = 0; e < c->n_elems; e++) nown += c->elem_owner[e] == w->rank;
+  PM_TRY(PM_MALLOC(index, c->n_internal + nown, "refinement: scan"));
+  PM_TRY(PM_CALLOC(count, c->n_internal + nown, "refinement: scan"));
+  PM_TRY(PM_MALLOC(off, c->n_internal + nown, "refinement: scan"));
+  for (int32_t i = 0; i < c->n_internal; i++) index[n++] = c->node_index[i];
+  /* Internal nodes are 0..N-1 in ascending index, so the edges of internal node i (those at
+   * their smaller end) are a run of the sorted edges: count them. */
+  for (int32_t k = 0; k < w->ne; k++)
+    if (w->edge[k].a < c->n_internal) count[w->edge[k].a]++;
+  for (int32_t e = 0; e < c->n_elems; e++)
+    if (c->elem_owner[e] == w->rank) {
+      count[n] = c->elem_type[e] == PM_MSH_QUAD;
+      index[n++] = w->N + c->elem_index[e];
+    }
+cleanup:
+  ierr = pm_comm_agree(w->comm, ierr);
+  if (!ierr) ierr = pm_refine_exscan(w->comm, w->N + w->NE, n, index, count, off, &total);
+  if (!ierr) {
+    w->fine_nodes = w->N + total;
+    int32_t run = 0;
+    for (int32_t k = 0; k < w->ne; k++) {
+      int32_t a = w->edge[k].a;
+      if (a >= c->n_internal) continue;
+      run = k > 0 && w->edge[k - 1].a == a ? run + 1 : 0;
+      w->cidx[w->nv + k] = w->N + off[a] + run;
+    }
+    n = c->n_internal;
+    for (int32_t e = 0; e < c->n_elems; e++)
+      if (c->elem_owner[e] == w->rank) {
+        if (w->elem_quad[e] >= 0) w->cidx[w->nv + w->ne + w->elem_quad[e]] = w->N + off[n];
+        n++;
+      }
+  }
+  free(index);
+  free(count);
+  free(off);
+  if (ierr) pm_error_trace(__FILE__, __LINE__);
+  return ierr;
+}
+
+/* Keep every child touching a node this rank owns; mark the nodes kept children use.  Local. */
+static int mark_children(work_t *w) {
+  const pm_local_t *c = w->c;
+  PM_CALL(PM_CALLOC(w->keep, (int64_t)c->n_elems * w->m, "refinement: children"));
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    int t = c->elem_type[e], nvert = pm_msh_type_nodes(t);
+    for (int ch = 0; ch < type_children(t); ch++) {
+      const int8_t *ref = child_refs(t, ch);
+      int mine = 0;
+      for (int j = 0; j < nvert; j++) mine |= w->cown[cand_of(w, e, ref[j])] == w->rank;
+      if (!mine) continue;
+      w->keep[(int64_t)e * w->m + ch] = 1;
+      for (int j = 0; j < nvert; j++) w->used[cand_of(w, e, ref[j])] = 1;
+    }
+  }
+  for (int32_t k = 0; k < w->nc; k++)
+    PM_CHECK(w->cown[k] != w->rank || w->used[k], PM_ERR_INCONSISTENT,
+             "rank %d: a node it owns (candidate %d) is in none of its refined elements: the local mesh does not "
+             "keep every element around its internal nodes",
+             w->rank, k);
+  return PM_OK;
+}
+
+static void set_bit(work_t *w, int32_t k, int g) {
+  w->cbits[(int64_t)k * w->W + g / 64] |= UINT64_C(1) << (g % 64);
+}
+
+/* Group membership of the candidates: complete for the nodes this rank owns (it has every face
+ * and element around them), partial for the others (the owners' answers replace it).  Local. */
+static int group_bits(work_t *w) {
+  const pm_local_t *c = w->c;
+  w->W = (c->n_groups + 63) / 64;
+  PM_CALL(PM_CALLOC(w->cbits, (int64_t)w->nc * w->W, "refinement: group members"));
+  for (int g = 0; g < c->n_groups; g++) {
+    const pm_local_group_t *L = &c->groups[g];
+    for (int32_t k = 0; k < L->n_nodes; k++) set_bit(w, L->nodes[k], g);
+    if (w->dim == 2 && L->dim == 1)
+      for (int32_t f = 0; f < L->n_faces; f++) {
+        PM_CHECK(L->face_ptr[f + 1] - L->face_ptr[f] == 2, PM_ERR_UNSUPPORTED,
+                 "rank %d: group '%s' face %d (tag %lld) is not a 2-node line", w->rank, L->name, f + 1,
+                 (long long)L->face_gid[f]);
+        int64_t ka = c->node_index[L->face_node[L->face_ptr[f]]], kb = c->node_index[L->face_node[L->face_ptr[f] + 1]];
+        int32_t k = ka < kb ? find_edge(w, ka, kb) : find_edge(w, kb, ka);
+        PM_CHECK(k >= 0, PM_ERR_UNSUPPORTED,
+                 "rank %d: group '%s' line %lld is not an edge of a triangle or quadrangle: it cannot be refined with "
+                 "the mesh",
+                 w->rank, L->name, (long long)L->face_gid[f]);
+        set_bit(w, w->nv + k, g);
+      }
+    if (L->dim == w->dim)
+      for (int32_t k = 0; k < L->n_elems; k++) {
+        int32_t e = L->elems[k];
+        for (int j = 0; j < type_edges(c->elem_type[e]); j++) set_bit(w, cand_of(w, e, REF_E + j), g);
+        if (w->elem_quad[e] >= 0) set_bit(w, cand_of(w, e, REF_C), g);
+      }
+  }
+  return PM_OK;
+}
+
+/* The candidate this rank owns that a key names, or -1. */
+static int32_t lookup(const work_t *w, const int64_t *key, const int64_t *qidx, const int32_t *qcand, int32_t nqo) {
+  const pm_local_t *c = w->c;
+  int32_t k = -1;
+  if (key[0] == KIND_VERTEX) {
+    int32_t lo = 0, hi = c->n_internal - 1;
+    while (lo <= hi) {
+      int32_t mid = lo + (hi - lo) / 2;
+      if (c->node_index[mid] == key[1]) return mid;
+      if (c->node_index[mid] < key[1])
+        lo = mid + 1;
+      else
+        hi = mid - 1;
+    }
+  } else if (key[0] == KIND_EDGE) {
+    k = find_edge(w, key[1], key[2]);
+    if (k >= 0) k += w->nv;
+  } else if (key[0] == KIND_CENTRE) {
+    int32_t lo = 0, hi = nqo - 1;
+    while (lo <= hi) {
+      int32_t mid = lo + (hi - lo) / 2;
+      if (qidx[mid] == key[1]) return qcand[mid];
+      if (qidx[mid] < key[1])
+        lo = mid + 1;
+      else
+        hi = mid - 1;
+    }
+  }
+  return k;
+}
+
+/* Ask the owners of the nodes used but not owned for their index and groups; answer the same
+ * questions from the others and remember them (the export lists).  Collective. */
+static int exchange(work_t *w) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK, P = w->P, R = 1 + w->W;
+  int *sc = NULL, *fill = NULL, *rc = NULL, *rc2 = NULL;
+  int64_t *keys = NULL, *got = NULL, *ans = NULL, *back = NULL, *qidx = NULL, *qtmp = NULL, *qperm = NULL;
+  int32_t *order = NULL, *qcand = NULL, *ctmp = NULL, nqo = 0, ns = 0;
+  MPI_Datatype tkey = MPI_DATATYPE_NULL, tans = MPI_DATATYPE_NULL;
+  PM_TRY(PM_CALLOC(sc, P, "refinement: requests"));
+  PM_TRY(PM_MALLOC(fill, P + 1, "refinement: requests"));
+  for (int32_t k = 0; k < w->nc; k++)
+    if (w->used[k] && w->cown[k] != w->rank) {
+      sc[w->cown[k]]++;
+      ns++;
+    }
+  PM_TRY(PM_MALLOC(keys, 3 * (int64_t)ns, "refinement: requests"));
+  PM_TRY(PM_MALLOC(order, ns, "refinement: requests"));
+  fill[0] = 0;
+  for (int q = 0; q < P; q++) fill[q + 1] = fill[q] + sc[q];
+  for (int32_t k = 0; k < w->nc; k++) {
+    if (!w->used[k] || w->cown[k] == w->rank) continue;
+    int32_t s = fill[w->cown[k]]++;
+    int64_t *key = keys + 3 * (int64_t)s;
+    order[s] = k;
+    if (k < w->nv) {
+      key[0] = KIND_VERTEX, key[1] = c->node_index[k], key[2] = 0;
+    } else if (k < w->nv + w->ne) {
+      key[0] = KIND_EDGE, key[1] = w->edge[k - w->nv].ka, key[2] = w->edge[k - w->nv].kb;
+    } else {
+      key[0] = KIND_CENTRE, key[1] = c->elem_index[w->quad_elem[k - w->nv - w->ne]], key[2] = 0;
+    }
+  }
+  /* Owned quadrangles by element index, for the questions about centres. */
+  for (int32_t q = 0; q < w->nq; q++) nqo += w->cown[w->nv + w->ne + q] == w->rank;
+  PM_TRY(PM_MALLOC(qidx, nqo, "refinement: quadrangles"));
+  PM_TRY(PM_MALLOC(qcand, nqo, "refinement: quadrangles"));
+  PM_TRY(PM_MALLOC(qtmp, nqo, "refinement: quadrangles"));
+  PM_TRY(PM_MALLOC(qperm, nqo, "refinement: quadrangles"));
+  PM_TRY(PM_MALLOC(ctmp, nqo, "refinement: quadrangles"));
+  for (int32_t q = 0, n = 0; q < w->nq; q++)
+    if (w->cown[w->nv + w->ne + q] == w->rank) {
+      qtmp[n] = c->elem_index[w->quad_elem[q]];
+      ctmp[n++] = w->nv + w->ne + q;
+    }
+  PM_TRY(pm_argsort_i64(qtmp, nqo, qperm));
+  for (int32_t i = 0; i < nqo; i++) {
+    qidx[i] = qtmp[qperm[i]];
+    qcand[i] = ctmp[qperm[i]];
+  }
+  if (MPI_Type_contiguous(3, MPI_INT64_T, &tkey) != MPI_SUCCESS || MPI_Type_commit(&tkey) != MPI_SUCCESS ||
+      MPI_Type_contiguous(R, MPI_INT64_T, &tans) != MPI_SUCCESS || MPI_Type_commit(&tans) != MPI_SUCCESS)
+    PM_TRY_CHECK(0, PM_ERR_MPI, "rank %d: cannot build an MPI datatype", w->rank);
+cleanup:
+  ierr = pm_comm_agree(w->comm, ierr);
+  if (!ierr) ierr = pm_refine_alltoallv(w->comm, tkey, 3 * sizeof(int64_t), sc, keys, &rc, (void **)&got);
+  if (ierr) goto done;
+  int64_t nr = 0;
+  for (int q = 0; q < P; q++) nr += rc[q];
+  w->nreq = nr;
+  ierr = PM_MALLOC(ans, R * nr, "refinement: answers");
+  if (!ierr) ierr = PM_MALLOC(w->req_rank, nr, "refinement: answers");
+  if (!ierr) ierr = PM_MALLOC(w->req_cand, nr, "refinement: answers");
+  for (int q = 0, k = 0; !ierr && q < P; q++)
+    for (int j = 0; !ierr && j < rc[q]; j++, k++) {
+      const int64_t *key = got + 3 * (int64_t)k;
+      int32_t cand = lookup(w, key, qidx, qcand, nqo);
+      if (cand < 0 || w->cown[cand] != w->rank) {
+        ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                            "rank %d: rank %d asks for a refined node (kind %d, %lld, %lld) it does not own: the "
+                            "local meshes do not fit together",
+                            w->rank, q, (int)key[0], (long long)key[1], (long long)key[2]);
+        break;
+      }
+      w->req_rank[k] = q;
+      w->req_cand[k] = cand;
+      ans[R * k] = w->cidx[cand];
+      memcpy(ans + R * k + 1, w->cbits + (int64_t)cand * w->W, (size_t)w->W * sizeof *ans);
+    }
+  ierr = pm_comm_agree(w->comm, ierr);
+  if (!ierr) ierr = pm_refine_alltoallv(w->comm, tans, (size_t)R * sizeof(int64_t), rc, ans, &rc2, (void **)&back);
+  if (ierr) goto done;
+  for (int32_t s = 0; s < ns; s++) {
+    int32_t k = order[s];
+    w->cidx[k] = back[R * (int64_t)s];
+    memcpy(w->cbits + (int64_t)k * w->W, back + R * (int64_t)s + 1, (size_t)w->W * sizeof *back);
+  }
+done:
+  free(sc);
+  free(fill);
+  free(rc);
+  free(rc2);
+  free(keys);
+  free(got);
+  free(ans);
+  free(back);
+  free(order);
+  free(qidx);
+  free(qcand);
+  free(qtmp);
+  free(qperm);
+  free(ctmp);
+  if (tkey != MPI_DATATYPE_NULL) MPI_Type_free(&tkey);
+  if (tans != MPI_DATATYPE_NULL) MPI_Type_free(&tans);
+  if (ierr) pm_error_trace(__FILE__, __LINE__);
+  return ierr;
+}
+
+void pm_refine_parents_destroy(pm_refine_parents_t **parents) {
+  if (!parents || !*parents) return;
+  free((*parents)->ptr);
+  free((*parents)->node);
+  free(*parents);
+  *parents = NULL;
+}
+
+uint64_t pm_refine_fingerprint(uint64_t coarse) {
+  return pm_fnv1a(coarse, "refine", 6);
+}
+
+int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents) {
+  work_t w = {0};
+  pm_local_t *f = NULL;
+  int32_t *fc = NULL;
+  int ierr = PM_OK;
+  if (fine) *fine = NULL;
+  if (parents) *parents = NULL;
+  w.c = coarse;
+  w.comm = comm;
+  MPI_Comm_rank(comm, &w.rank);
+  MPI_Comm_size(comm, &w.P);
+  if (!coarse || !fine)
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_refine_local: NULL argument on rank %d", w.rank);
+  else
+    ierr = setup(&w);
+  ierr = pm_comm_agree(comm, ierr);
+  if (ierr) goto cleanup;
+  /* Global counts: nodes, elements (owned ones), the largest tag; the dimension agreed. */
+  int64_t sum[2] = {coarse->n_internal, 0}, mx[4] = {0, w.dim, -w.dim, coarse->n_groups}, gsum[2], gmx[4];
+  for (int32_t e = 0; e < coarse->n_elems; e++) sum[1] += coarse->elem_owner[e] == w.rank;
+  for (int32_t i = 0; i < coarse->n_internal; i++)
+    if (coarse->gid[i] > mx[0]) mx[0] = coarse->gid[i];
+  int mpi = pm_comm_allreduce(sum, gsum, 2, MPI_INT64_T, MPI_SUM, comm);
+  if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(mx, gmx, 4, MPI_INT64_T, MPI_MAX, comm);
+  PM_TRY_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: MPI_Allreduce failed", w.rank);
+  PM_TRY_CHECK(gmx[1] == -gmx[2] && gmx[1] > 0, PM_ERR_UNSUPPORTED,
+               "the local meshes mix 1D and 2D elements (rank %d has %dD ones)", w.rank, w.dim);
+  w.N = gsum[0];
+  w.NE = gsum[1];
+  w.maxtag = gmx[0];
+  w.dim = (int)gmx[1];
+  w.m = w.dim == 2 ? 4 : 2;
+  ierr = mark_children(&w);
+  if (!ierr) ierr = group_bits(&w);
+  ierr = pm_comm_agree(comm, ierr);
+  if (!ierr) ierr = number_owned(&w);
+  if (!ierr) ierr = exchange(&w);
+  if (ierr) goto cleanup;
+  ierr = pm_local_create(&f);
+  if (!ierr) {
+    f->rank = w.rank;
+    f->nparts = w.P;
+    f->has_mesh = 1;
+    f->fingerprint = pm_refine_fingerprint(coarse->fingerprint);
+    ierr = pm_refine_build_nodes(&w, f, &fc);
+  }
+  if (!ierr) ierr = pm_refine_build_cells(&w, f, fc, parents);
+  ierr = pm_comm_agree(comm, ierr);
+  if (ierr) goto cleanup;
+  *fine = f;
+  f = NULL;
+cleanup:
+  if (ierr && parents) pm_refine_parents_destroy(parents);
+  pm_local_destroy(&f);
+  free(fc);
+  work_free(&w);
+  return ierr;
+}

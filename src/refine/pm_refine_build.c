@@ -1,0 +1,251 @@
+/* pm_refine_build.c - the fine local mesh of one refinement level from its numbering
+ * (pm_refine.c): nodes and tables, then elements, groups and parents. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pm_util.h"
+#include "pm_refine_work.h"
+#include "pmesh/pm_error.h"
+
+/* Nodes (internal by index, externals by owner then index), tables, coordinates.  Local. */
+int pm_refine_build_nodes(work_t *w, pm_local_t *f, int32_t **fine_cand) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  int64_t *key = NULL, *perm = NULL;
+  ext_rec_t *ext = NULL, *exp = NULL;
+  int32_t *slot = NULL, *fc = NULL, ni = 0, nx = 0;
+  for (int32_t k = 0; k < w->nc; k++) {
+    w->lid[k] = -1;
+    if (w->cown[k] == w->rank)
+      ni++;
+    else if (w->used[k])
+      nx++;
+  }
+  PM_TRY_CHECK((int64_t)ni + nx <= INT32_MAX, PM_ERR_ARG, "rank %d: more than %d refined local nodes", w->rank,
+               INT32_MAX);
+  PM_TRY(PM_MALLOC(key, ni, "refinement: nodes"));
+  PM_TRY(PM_MALLOC(perm, ni, "refinement: nodes"));
+  PM_TRY(PM_MALLOC(ext, nx, "refinement: nodes"));
+  PM_TRY(PM_MALLOC(fc, ni + nx, "refinement: nodes"));
+  ni = nx = 0;
+  for (int32_t k = 0; k < w->nc; k++) {
+    if (w->cown[k] == w->rank) {
+      fc[ni] = k;
+      key[ni++] = w->cidx[k];
+    } else if (w->used[k]) {
+      ext[nx++] = (ext_rec_t){w->cown[k], k, w->cidx[k]};
+    }
+  }
+  PM_TRY(pm_argsort_i64(key, ni, perm));
+  for (int32_t i = 0; i < ni; i++) key[i] = fc[perm[i]];
+  for (int32_t i = 0; i < ni; i++) fc[i] = (int32_t)key[i];
+  qsort(ext, (size_t)nx, sizeof *ext, cmp_ext);
+  for (int32_t i = 0; i < nx; i++) fc[ni + i] = ext[i].cand;
+  int32_t nt = ni + nx;
+  for (int32_t i = 0; i < nt; i++) w->lid[fc[i]] = i;
+  f->n_internal = ni;
+  f->n_total = nt;
+  f->n_aux = 0;
+  PM_TRY(PM_MALLOC(f->gid, nt, "refined nodes"));
+  PM_TRY(PM_MALLOC(f->node_index, nt, "refined nodes"));
+  PM_TRY(PM_MALLOC(f->xyz, 3 * (int64_t)nt, "refined nodes"));
+  for (int32_t i = 0; i < nt; i++) {
+    int32_t k = fc[i];
+    PM_TRY_CHECK(w->cidx[k] >= 0 && w->cidx[k] < w->fine_nodes, PM_ERR_INCONSISTENT,
+                 "rank %d: refined node without a global index (internal error)", w->rank);
+    f->gid[i] = cand_gid(w, k);
+    f->node_index[i] = w->cidx[k];
+    double *x = f->xyz + 3 * (int64_t)i;
+    if (k < w->nv) {
+      memcpy(x, c->xyz + 3 * (int64_t)k, 3 * sizeof *x);
+    } else if (k < w->nv + w->ne) { /* the same ends in the same order on every rank: the same bits */
+      const double *a = c->xyz + 3 * (int64_t)w->edge[k - w->nv].a, *b = c->xyz + 3 * (int64_t)w->edge[k - w->nv].b;
+      for (int d = 0; d < 3; d++) x[d] = 0.5 * (a[d] + b[d]);
+    } else {
+      int32_t e = w->quad_elem[k - w->nv - w->ne];
+      const int32_t *v = c->elem_node + c->elem_ptr[e];
+      for (int d = 0; d < 3; d++)
+        x[d] = 0.25 * (c->xyz[3 * (int64_t)v[0] + d] + c->xyz[3 * (int64_t)v[1] + d] + c->xyz[3 * (int64_t)v[2] + d] +
+                       c->xyz[3 * (int64_t)v[3] + d]);
+    }
+  }
+  /* Neighbours: the owners of the externals and the ranks that asked (the same ranks: both
+   * are the ranks sharing a kept element; the union guards the tables' shapes). */
+  PM_TRY(PM_MALLOC(slot, w->P, "refinement: neighbours"));
+  for (int q = 0; q < w->P; q++) slot[q] = -1;
+  for (int32_t i = 0; i < nx; i++) slot[ext[i].owner] = 0;
+  for (int64_t r = 0; r < w->nreq; r++) slot[w->req_rank[r]] = 0;
+  int nn = 0;
+  for (int q = 0; q < w->P; q++)
+    if (slot[q] == 0) slot[q] = nn++;
+  f->n_neib = nn;
+  PM_TRY(PM_MALLOC(f->neib, nn, "refined neighbours"));
+  for (int q = 0; q < w->P; q++)
+    if (slot[q] >= 0) f->neib[slot[q]] = q;
+  PM_TRY(PM_CALLOC(f->import_index, nn + 1, "refined import table"));
+  PM_TRY(PM_MALLOC(f->import_item, nx, "refined import table"));
+  for (int32_t i = 0; i < nx; i++) {
+    f->import_index[slot[ext[i].owner] + 1]++;
+    f->import_item[i] = ni + i;
+  }
+  /* Exports: what each rank asked for, in ascending global index (the order it imports in). */
+  PM_TRY(PM_MALLOC(exp, w->nreq, "refined export table"));
+  for (int64_t r = 0; r < w->nreq; r++) exp[r] = (ext_rec_t){w->req_rank[r], w->req_cand[r], w->cidx[w->req_cand[r]]};
+  qsort(exp, (size_t)w->nreq, sizeof *exp, cmp_ext);
+  PM_TRY(PM_CALLOC(f->export_index, nn + 1, "refined export table"));
+  PM_TRY(PM_MALLOC(f->export_item, w->nreq, "refined export table"));
+  for (int64_t r = 0; r < w->nreq; r++) {
+    f->export_index[slot[exp[r].owner] + 1]++;
+    f->export_item[r] = w->lid[exp[r].cand];
+  }
+  for (int k = 0; k < nn; k++) {
+    f->import_index[k + 1] += f->import_index[k];
+    f->export_index[k + 1] += f->export_index[k];
+  }
+  *fine_cand = fc;
+  fc = NULL;
+cleanup:
+  free(key);
+  free(perm);
+  free(ext);
+  free(exp);
+  free(slot);
+  free(fc);
+  return ierr;
+}
+
+/* Elements, groups and parents.  Local. */
+int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  int32_t *felem = NULL; /* [n_elems*m]: fine element of each kept child, -1 */
+  pm_refine_parents_t *pa = NULL;
+  int64_t nfe = 0, nfn = 0;
+  for (int32_t e = 0; e < c->n_elems; e++)
+    for (int ch = 0; ch < type_children(c->elem_type[e]); ch++)
+      if (w->keep[(int64_t)e * w->m + ch]) {
+        nfe++;
+        nfn += pm_msh_type_nodes(c->elem_type[e]);
+      }
+  PM_TRY_CHECK(nfn <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined elements have %lld node entries: more than %d",
+               w->rank, (long long)nfn, INT32_MAX);
+  f->n_elems = (int32_t)nfe;
+  PM_TRY(PM_MALLOC(f->elem_type, nfe, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_gid, nfe, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_index, nfe, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_owner, nfe, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_ptr, nfe + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_node, nfn, "refined elements"));
+  PM_TRY(PM_MALLOC(felem, (int64_t)c->n_elems * w->m, "refined elements"));
+  f->elem_ptr[0] = 0;
+  int32_t n = 0;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    int t = c->elem_type[e], nvert = pm_msh_type_nodes(t);
+    for (int ch = 0; ch < w->m; ch++) {
+      int64_t s = (int64_t)e * w->m + ch;
+      felem[s] = -1;
+      if (ch >= type_children(t) || !w->keep[s]) continue;
+      const int8_t *ref = child_refs(t, ch);
+      int32_t p = f->elem_ptr[n], lo = -1;
+      for (int j = 0; j < nvert; j++) {
+        int32_t k = cand_of(w, e, ref[j]);
+        f->elem_node[p + j] = w->lid[k];
+        if (lo < 0 || f->gid[w->lid[k]] < f->gid[f->elem_node[p + lo]]) lo = j;
+      }
+      f->elem_type[n] = (int8_t)t;
+      f->elem_gid[n] = (c->elem_gid[e] - 1) * w->m + ch + 1;
+      f->elem_index[n] = c->elem_index[e] * w->m + ch;
+      f->elem_owner[n] = w->cown[fc[f->elem_node[p + lo]]];
+      f->elem_ptr[n + 1] = p + nvert;
+      felem[s] = n++;
+    }
+  }
+  /* Groups: fine nodes by membership; faces split (end points kept) where a child touches an
+   * internal node; the kept children of the group's elements. */
+  PM_TRY(PM_CALLOC(f->groups, c->n_groups, "refined groups"));
+  f->n_groups = c->n_groups;
+  for (int g = 0; g < c->n_groups; g++) {
+    const pm_local_group_t *L = &c->groups[g];
+    pm_local_group_t *F = &f->groups[g];
+    PM_TRY(pm_strdup(L->name, &F->name));
+    F->dim = L->dim;
+    int32_t cn = 0, ce = 0;
+    for (int32_t i = 0; i < f->n_total; i++) cn += has_bit(w, fc[i], g);
+    for (int32_t k = 0; k < L->n_elems; k++)
+      for (int ch = 0; ch < w->m; ch++) ce += felem[(int64_t)L->elems[k] * w->m + ch] >= 0;
+    int64_t cf = 2 * (int64_t)L->n_faces, cfn = 2 * (int64_t)L->face_ptr[L->n_faces];
+    PM_TRY_CHECK(cfn <= INT32_MAX, PM_ERR_ARG, "rank %d: group '%s' would have more than %d face node entries", w->rank,
+                 L->name, INT32_MAX);
+    PM_TRY(PM_MALLOC(F->nodes, cn, "refined group nodes"));
+    PM_TRY(PM_MALLOC(F->elems, ce, "refined group elements"));
+    PM_TRY(PM_MALLOC(F->face_type, cf, "refined group faces"));
+    PM_TRY(PM_MALLOC(F->face_gid, cf, "refined group faces"));
+    PM_TRY(PM_MALLOC(F->face_ptr, cf + 1, "refined group faces"));
+    PM_TRY(PM_MALLOC(F->face_node, cfn, "refined group faces"));
+    for (int32_t i = 0; i < f->n_total; i++)
+      if (has_bit(w, fc[i], g)) F->nodes[F->n_nodes++] = i;
+    for (int32_t k = 0; k < L->n_elems; k++)
+      for (int ch = 0; ch < w->m; ch++) {
+        int32_t fe = felem[(int64_t)L->elems[k] * w->m + ch];
+        if (fe >= 0) F->elems[F->n_elems++] = fe;
+      }
+    F->face_ptr[0] = 0;
+    for (int32_t fa = 0; fa < L->n_faces; fa++) {
+      const int32_t *v = L->face_node + L->face_ptr[fa];
+      int nvf = L->face_ptr[fa + 1] - L->face_ptr[fa];
+      int32_t sub[2][2];
+      int nsub = 1;
+      if (nvf == 2) {
+        int64_t ka = c->node_index[v[0]], kb = c->node_index[v[1]];
+        int32_t mid = w->nv + (ka < kb ? find_edge(w, ka, kb) : find_edge(w, kb, ka)); /* found in group_bits */
+        sub[0][0] = v[0], sub[0][1] = mid, sub[1][0] = mid, sub[1][1] = v[1];
+        nsub = 2;
+      } else {
+        PM_TRY_CHECK(nvf == 1, PM_ERR_UNSUPPORTED, "rank %d: group '%s' face %d has %d nodes", w->rank, L->name, fa + 1,
+                     nvf);
+        sub[0][0] = v[0];
+      }
+      for (int ch = 0; ch < nsub; ch++) {
+        int mine = 0;
+        for (int j = 0; j < nvf; j++) mine |= w->cown[sub[ch][j]] == w->rank;
+        if (!mine) continue;
+        int32_t q = F->n_faces++, p = F->face_ptr[q];
+        F->face_type[q] = L->face_type[fa];
+        F->face_gid[q] = L->face_gid[fa] == 0 ? 0 : (L->face_gid[fa] - 1) * w->m + ch + 1;
+        for (int j = 0; j < nvf; j++) {
+          PM_TRY_CHECK(w->lid[sub[ch][j]] >= 0, PM_ERR_INCONSISTENT,
+                       "rank %d: group '%s': a refined face's node is not local (internal error)", w->rank, L->name);
+          F->face_node[p + j] = w->lid[sub[ch][j]];
+        }
+        F->face_ptr[q + 1] = p + nvf;
+      }
+    }
+  }
+  /* Parents: the coarse nodes each fine node interpolates. */
+  if (parents) {
+    PM_TRY(PM_CALLOC(pa, 1, "refinement parents"));
+    pa->n = f->n_total;
+    PM_TRY(PM_MALLOC(pa->ptr, pa->n + 1, "refinement parents"));
+    PM_TRY(PM_MALLOC(pa->node, 4 * (int64_t)pa->n, "refinement parents"));
+    pa->ptr[0] = 0;
+    for (int32_t i = 0; i < pa->n; i++) {
+      int32_t k = fc[i], *out = pa->node + pa->ptr[i], np = 0;
+      if (k < w->nv) {
+        out[np++] = k;
+      } else if (k < w->nv + w->ne) {
+        out[np++] = w->edge[k - w->nv].a;
+        out[np++] = w->edge[k - w->nv].b;
+      } else {
+        int32_t e = w->quad_elem[k - w->nv - w->ne];
+        for (int j = 0; j < 4; j++) out[np++] = c->elem_node[c->elem_ptr[e] + j];
+      }
+      pa->ptr[i + 1] = pa->ptr[i] + np;
+    }
+    *parents = pa;
+    pa = NULL;
+  }
+cleanup:
+  free(felem);
+  pm_refine_parents_destroy(&pa);
+  return ierr;
+}
