@@ -4,7 +4,7 @@
 #
 #   bench/bench_yield.sh [BUILD_DIR] [REPEATS]      (defaults: build, 5)
 #
-# Meshes: the README's disk_hole (1015 nodes) and a 200 x 200 triangle grid (40000 nodes), in
+# Meshes: disk_hole (1015 nodes) and a 200 x 200 triangle grid (40000 nodes), in
 # 4 and 8 parts, each run REPEATS times with either setting, the settings alternating.  Reports
 # the medians of CG's time per iteration and of solve's solve, output and total seconds.
 # Meaningful where 4 or 8 ranks outnumber the CPUs (2 on the benchmark machine).

@@ -24,7 +24,7 @@ typedef struct pm_cg_options {
   /* 1: every dot product and norm is summed exactly and rounded once (pm_exact.h), so that with
    * a diagonal preconditioner (none, Jacobi) the iterates, the residual history, the iteration
    * count and the final residual are bitwise the same for any number of ranks and any
-   * partition.  Costs extra time per iteration (README: Reproducible results). */
+   * partition.  Costs extra time per iteration (docs/solve.md: Reproducible results). */
   int reproducible;
   /* Optional: called on every rank with ||r||/||b|| before the first iteration (0) and after
    * each one (the same values on every rank).  Not collective. */

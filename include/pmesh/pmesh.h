@@ -1,4 +1,4 @@
-/* pmesh.h - the whole public API in one include (README's Architecture section gives the order
+/* pmesh.h - the whole public API in one include (docs/architecture.md gives the order
  * in which the modules depend on each other).  Each header documents its module; pm_pc.h
  * documents the vector-length conventions (N, NP, NP + NA) used everywhere. */
 #ifndef PMESH_PMESH_H
