@@ -4,6 +4,8 @@
 set(PMESH_MSH_DIR "${CMAKE_CURRENT_SOURCE_DIR}/msh")
 
 pmesh_unit(test_msh test_msh.c NP 1 LABELS msh ARGS "${PMESH_MSH_DIR}")
+# The reference-cell table against facts from outside it.
+pmesh_unit(test_cell test_cell.c NP 1 LABELS "mesh;cell")
 
 add_executable(msh_read msh_read.c)
 target_compile_options(msh_read PRIVATE ${PMESH_WARNINGS})

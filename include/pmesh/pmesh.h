@@ -22,6 +22,7 @@
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_mg.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
