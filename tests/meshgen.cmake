@@ -23,6 +23,15 @@ foreach(args IN ITEMS "line;1;1" "line;15;1" "grid;8;8" "grid;8;8;--tri" "grid;2
   pmesh_script(meshgen_check_${name} meshgen/check.sh ARGS ${args} TIMEOUT 20 LABELS meshgen)
 endforeach()
 
+# The box (3D): every cell type, a one-cell box, uneven sizes and lengths, checked by an
+# independent reader.
+foreach(args IN ITEMS "2;2;2" "4;3;5;1;2;3" "2;2;2;--tet" "4;3;5;1;2;3;--tet" "2;2;2;--prism" "5;4;3;2;1;0.5;--prism")
+  string(REPLACE ";" "_" name "${args}")
+  string(REPLACE "--" "" name "${name}")
+  string(REPLACE "." "p" name "${name}")
+  pmesh_script(meshgen_box_${name} meshgen/check_box.sh ARGS ${args} TIMEOUT 60 LABELS meshgen)
+endforeach()
+
 pmesh_script(meshgen_atomic meshgen/atomic.sh TIMEOUT 30 LABELS meshgen)
 pmesh_script(meshgen_big meshgen/big.sh TIMEOUT 60 LABELS "meshgen;perf")
 
@@ -73,6 +82,16 @@ pmesh_meshgen_bad(ny_junk "meshgen: error: NY must be an integer, got '4e'" grid
 pmesh_meshgen_bad(grid_huge "meshgen: error: NX*NY = 10000000000 nodes is too many"
                   grid 100000 100000 ${o})
 pmesh_meshgen_bad(lx_zero "meshgen: error: LX = 0 is out of range" grid 3 3 0 1 ${o})
+pmesh_meshgen_bad(box_args "meshgen: error: 'box' takes NX NY NZ or NX NY NZ LX LY LZ" box 3 3 ${o})
+pmesh_meshgen_bad(box_lengths "meshgen: error: 'box' takes NX NY NZ or NX NY NZ LX LY LZ" box 3 3 3 1 1 ${o})
+pmesh_meshgen_bad(box_nz_one "meshgen: error: NZ = 1 is out of range" box 3 3 1 ${o})
+pmesh_meshgen_bad(box_lz_negative "meshgen: error: LZ = -1 is out of range" box 3 3 3 1 1 -1 ${o})
+pmesh_meshgen_bad(box_huge "meshgen: error: NX*NY*NZ is too many nodes" box 2000 2000 2000 ${o})
+pmesh_meshgen_bad(box_tri "meshgen: error: option '--tri' applies to 'grid' only" box 3 3 3 --tri ${o})
+pmesh_meshgen_bad(box_both "meshgen: error: options '--tet' and '--prism' exclude each other"
+                  box 3 3 3 --tet --prism ${o})
+pmesh_meshgen_bad(grid_tet "meshgen: error: option '--tet' applies to 'box' only" grid 3 3 --tet ${o})
+pmesh_meshgen_bad(line_prism "meshgen: error: option '--prism' applies to 'box' only" line 3 1 --prism ${o})
 pmesh_meshgen_bad(ly_negative "meshgen: error: LY = -1 is out of range" grid 3 3 1 -1 ${o})
 
 # Empty arguments: ${ARGN} would drop them, so these two are spelled out.

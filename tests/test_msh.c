@@ -390,7 +390,8 @@ static void check_errors(void) {
  * an unwritable directory refused, leaving no file. */
 static void check_gen(void) {
   const char *path = "test_msh_gen.msh";
-  pm_gen_t grid = {PM_GEN_GRID, 0, 0, 4, 3, 6.0, 1.0, 1}, line = {PM_GEN_LINE, 5, 0.5, 0, 0, 0, 0, 0};
+  pm_gen_t grid = {.kind = PM_GEN_GRID, .nx = 4, .ny = 3, .lx = 6.0, .ly = 1.0, .tri = 1},
+           line = {.kind = PM_GEN_LINE, .ne = 5, .dx = 0.5};
   pm_msh_t *m = NULL;
   CHECK(pm_gen_save(path, &grid) == PM_OK && pm_msh_read(path, &m) == PM_OK);
   if (m) {

@@ -2,6 +2,7 @@
  *
  *   meshgen line NE DX -o FILE                 the 1D bar: NE lines of length DX
  *   meshgen grid NX NY [LX LY] [--tri] -o FILE  an NX x NY node grid of quads (or triangles)
+ *   meshgen box NX NY NZ [LX LY LZ] [--tet|--prism] -o FILE   a box of hexahedra (or tets, prisms)
  *
  * The point is that the lecture's 1D bar and 8x8 grid then reach the solver through the same
  * reader, partitioner and physical groups as any Gmsh mesh: no special code paths.  The meshes
@@ -21,6 +22,7 @@
 static const char *const usage_text =
     "usage: meshgen line NE DX -o FILE\n"
     "       meshgen grid NX NY [LX LY] [--tri] -o FILE\n"
+    "       meshgen box NX NY NZ [LX LY LZ] [--tet | --prism] -o FILE\n"
     "       meshgen --help | --version\n"
     "\n"
     "Writes a Gmsh MSH 4.1 ASCII mesh.\n"
@@ -31,9 +33,16 @@ static const char *const usage_text =
     "               LY = NY-1: unit spacing), tags j*NX+i+1 row by row from the bottom-left;\n"
     "               quadrangles, or two triangles per cell with --tri; physical curves\n"
     "               \"bottom\", \"right\", \"top\", \"left\" and physical surface \"domain\".\n"
+    "  box NX NY NZ NX x NY x NZ nodes (each >= 2) on [0,LX]x[0,LY]x[0,LZ] (default unit\n"
+    "               spacing), tags (k*NY+j)*NX+i+1; hexahedra, or six tetrahedra per cell with\n"
+    "               --tet, or two prisms per cell with --prism; physical surfaces \"xmin\",\n"
+    "               \"xmax\", \"ymin\", \"ymax\", \"zmin\", \"zmax\" and \"boundary\", physical\n"
+    "               volume \"domain\".\n"
     "\n"
     "  -o FILE      output file (required); written to FILE.tmp.<pid>, then renamed\n"
     "  --tri        grid: triangles instead of quadrangles\n"
+    "  --tet        box: tetrahedra instead of hexahedra\n"
+    "  --prism      box: prisms instead of hexahedra\n"
     "  -h, --help   show this help and exit\n"
     "  --version    show the version and exit\n";
 
@@ -55,21 +64,20 @@ static void error(const char *fmt, ...) {
 /* ---------------------------------------------------------------------------------------
  * Option parsing */
 
-enum mode { MODE_NONE, MODE_LINE, MODE_GRID };
+enum mode { MODE_NONE, MODE_LINE, MODE_GRID, MODE_BOX };
 
 typedef struct options {
   enum mode mode;
   const char *output;
-  int tri;
-  int64_t ne;     /* line */
-  double dx;      /* line */
-  int64_t nx, ny; /* grid */
-  double lx, ly;  /* grid */
+  int tri, tet, prism;
+  int64_t ne;         /* line */
+  double dx;          /* line */
+  int64_t nx, ny, nz; /* grid, box (nz) */
+  double lx, ly, lz;  /* grid, box (lz) */
 } options_t;
 
 /* Parse a whole argument as an integer in [lo, hi]; reports and returns -1 otherwise. */
-static int parse_int(const char *what, const char *s, long long lo, long long hi,
-                     int64_t *out) {
+static int parse_int(const char *what, const char *s, long long lo, long long hi, int64_t *out) {
   char *end;
   long long v;
   errno = 0;
@@ -110,6 +118,40 @@ static int looks_numeric(const char *s) {
   return s[0] == '-' && (s[1] == '.' || (s[1] >= '0' && s[1] <= '9'));
 }
 
+/* The box's sizes: NX NY NZ [LX LY LZ]. */
+static int parse_box(int npos, const char **pos, options_t *o) {
+  o->mode = MODE_BOX;
+  if (npos != 4 && npos != 7) {
+    error("'box' takes NX NY NZ or NX NY NZ LX LY LZ (got %d numbers)", npos - 1);
+    return -1;
+  }
+  if (o->tri) {
+    error("option '--tri' applies to 'grid' only (a box takes --tet or --prism)");
+    return -1;
+  }
+  if (o->tet && o->prism) {
+    error("options '--tet' and '--prism' exclude each other");
+    return -1;
+  }
+  if (parse_int("NX", pos[1], 2, PM_GEN_MAX_NODES / 4, &o->nx)) return -1;
+  if (parse_int("NY", pos[2], 2, PM_GEN_MAX_NODES / 4, &o->ny)) return -1;
+  if (parse_int("NZ", pos[3], 2, PM_GEN_MAX_NODES / 4, &o->nz)) return -1;
+  /* Each factor is <= 2.5e8: NX*NY cannot overflow, and is checked before the third factor. */
+  if (o->nx * o->ny > PM_GEN_MAX_NODES / 2 || o->nx * o->ny * o->nz > PM_GEN_MAX_NODES) {
+    error("NX*NY*NZ is too many nodes (at most %lld)", PM_GEN_MAX_NODES);
+    return -1;
+  }
+  o->lx = (double)(o->nx - 1);
+  o->ly = (double)(o->ny - 1);
+  o->lz = (double)(o->nz - 1);
+  if (npos == 7) {
+    if (parse_positive("LX", pos[4], &o->lx)) return -1;
+    if (parse_positive("LY", pos[5], &o->ly)) return -1;
+    if (parse_positive("LZ", pos[6], &o->lz)) return -1;
+  }
+  return 0;
+}
+
 /* Returns 0 to go on, 1 for "done, exit 0" (--help, --version), -1 on error (reported). */
 static int parse_args(int argc, char **argv, options_t *o) {
   const char *pos[8];
@@ -141,6 +183,10 @@ static int parse_args(int argc, char **argv, options_t *o) {
       o->output = argv[++i];
     } else if (strcmp(a, "--tri") == 0) {
       o->tri = 1;
+    } else if (strcmp(a, "--tet") == 0) {
+      o->tet = 1;
+    } else if (strcmp(a, "--prism") == 0) {
+      o->prism = 1;
     } else if (a[0] == '-' && a[1] != '\0' && !looks_numeric(a)) {
       error("unknown option '%s' (try 'meshgen --help')", a);
       return -1;
@@ -154,7 +200,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
   }
 
   if (npos == 0) {
-    error("missing mesh kind: 'line' or 'grid' (try 'meshgen --help')");
+    error("missing mesh kind: 'line', 'grid' or 'box' (try 'meshgen --help')");
     return -1;
   }
   if (strcmp(pos[0], "line") == 0) {
@@ -163,8 +209,12 @@ static int parse_args(int argc, char **argv, options_t *o) {
       error("'line' takes exactly 2 numbers: NE DX (got %d)", npos - 1);
       return -1;
     }
-    if (o->tri) {
-      error("option '--tri' applies to 'grid' only");
+    if (o->tri || o->tet || o->prism) {
+      error("option '%s' applies to '%s' only",
+            o->tri   ? "--tri"
+            : o->tet ? "--tet"
+                     : "--prism",
+            o->tri ? "grid" : "box");
       return -1;
     }
     if (parse_int("NE", pos[1], 1, PM_GEN_MAX_NODES - 1, &o->ne)) return -1;
@@ -173,8 +223,14 @@ static int parse_args(int argc, char **argv, options_t *o) {
       error("the bar length NE*DX = %s*%s overflows", pos[1], pos[2]);
       return -1;
     }
+  } else if (strcmp(pos[0], "box") == 0) {
+    if (parse_box(npos, pos, o)) return -1;
   } else if (strcmp(pos[0], "grid") == 0) {
     o->mode = MODE_GRID;
+    if (o->tet || o->prism) {
+      error("option '%s' applies to 'box' only", o->tet ? "--tet" : "--prism");
+      return -1;
+    }
     if (npos != 3 && npos != 5) {
       error("'grid' takes NX NY or NX NY LX LY (got %d numbers)", npos - 1);
       return -1;
@@ -183,8 +239,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
     if (parse_int("NY", pos[2], 2, PM_GEN_MAX_NODES / 2, &o->ny)) return -1;
     /* Both factors are <= 5e8, so the product cannot overflow int64_t. */
     if (o->nx * o->ny > PM_GEN_MAX_NODES) {
-      error("NX*NY = %lld nodes is too many (at most %lld)", (long long)(o->nx * o->ny),
-            PM_GEN_MAX_NODES);
+      error("NX*NY = %lld nodes is too many (at most %lld)", (long long)(o->nx * o->ny), PM_GEN_MAX_NODES);
       return -1;
     }
     o->lx = (double)(o->nx - 1);
@@ -194,7 +249,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
       if (parse_positive("LY", pos[4], &o->ly)) return -1;
     }
   } else {
-    error("unknown mesh kind '%s': expected 'line' or 'grid'", pos[0]);
+    error("unknown mesh kind '%s': expected 'line', 'grid' or 'box'", pos[0]);
     return -1;
   }
   if (!o->output) {
@@ -215,7 +270,20 @@ int main(int argc, char **argv) {
     return EXIT_SUCCESS;
   }
   if (rc < 0) return EXIT_FAILURE;
-  pm_gen_t g = {o.mode == MODE_LINE ? PM_GEN_LINE : PM_GEN_GRID, o.ne, o.dx, o.nx, o.ny, o.lx, o.ly, o.tri};
+  pm_gen_t g = {.kind = o.mode == MODE_LINE   ? PM_GEN_LINE
+                        : o.mode == MODE_GRID ? PM_GEN_GRID
+                                              : PM_GEN_BOX,
+                .ne = o.ne,
+                .dx = o.dx,
+                .nx = o.nx,
+                .ny = o.ny,
+                .lx = o.lx,
+                .ly = o.ly,
+                .tri = o.tri,
+                .nz = o.nz,
+                .lz = o.lz,
+                .tet = o.tet,
+                .prism = o.prism};
   if (pm_gen_save(o.output, &g) == PM_OK) return EXIT_SUCCESS;
   error("%s", pm_error_message());
   return EXIT_FAILURE;

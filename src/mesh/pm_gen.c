@@ -174,8 +174,165 @@ static int write_grid(FILE *f, const pm_gen_t *o) {
   return 0;
 }
 
+/* The box's node (i, j, k). */
+static long long box_node(const pm_gen_t *o, int64_t i, int64_t j, int64_t k) {
+  return (long long)((k * o->ny + j) * o->nx + i + 1);
+}
+
+/* Boundary face f of the box: axis a = f / 2 at its low (f even) or high end.  The face's grid
+ * runs over the other two axes u, v, taken so that e_u x e_v = e_a; (i0, j0) is the node
+ * count along u and v. */
+static void box_face_axes(int f, int *a, int *u, int *v) {
+  *a = f / 2;
+  *u = (*a + 1) % 3;
+  *v = (*a + 2) % 3;
+}
+
+/* The node at grid position (p, q) of face f. */
+static long long box_face_node(const pm_gen_t *o, int f, int64_t p, int64_t q) {
+  int a, u, v;
+  box_face_axes(f, &a, &u, &v);
+  const int64_t n[3] = {o->nx, o->ny, o->nz};
+  int64_t ijk[3];
+  ijk[a] = f % 2 ? n[a] - 1 : 0;
+  ijk[u] = p;
+  ijk[v] = q;
+  return box_node(o, ijk[0], ijk[1], ijk[2]);
+}
+
+/* Face f is split into triangles when the cells' faces there are triangles. */
+static int box_face_tri(const pm_gen_t *o, int f) {
+  return o->tet || (o->prism && f / 2 == 2);
+}
+
+static int64_t box_face_count(const pm_gen_t *o, int f) {
+  int a, u, v;
+  box_face_axes(f, &a, &u, &v);
+  const int64_t n[3] = {o->nx, o->ny, o->nz};
+  return (n[u] - 1) * (n[v] - 1) * (box_face_tri(o, f) ? 2 : 1);
+}
+
+/* The elements of face f, from tag *tag + 1 on: counter-clockwise seen from outside (the high
+ * end's (u, v) order, reversed at the low end); triangles split along the diagonal from the
+ * face cell's lowest corner to its highest, as the cells' own faces are. */
+static int box_write_face(FILE *f, const pm_gen_t *o, int face, int64_t *tag) {
+  int a, u, v;
+  box_face_axes(face, &a, &u, &v);
+  const int64_t n[3] = {o->nx, o->ny, o->nz};
+  const int tri = box_face_tri(o, face), low = face % 2 == 0;
+  OUT("2 %d %d %lld\n", face + 1, tri ? 2 : 3, (long long)box_face_count(o, face));
+  for (int64_t q = 0; q < n[v] - 1; q++)
+    for (int64_t p = 0; p < n[u] - 1; p++) {
+      long long c00 = box_face_node(o, face, p, q), c10 = box_face_node(o, face, p + 1, q);
+      long long c11 = box_face_node(o, face, p + 1, q + 1), c01 = box_face_node(o, face, p, q + 1);
+      if (low) { /* reverse the orientation: swap the roles of u and v */
+        long long t = c10;
+        c10 = c01;
+        c01 = t;
+      }
+      if (tri) {
+        OUT("%lld %lld %lld %lld\n", (long long)++*tag, c00, c10, c11);
+        OUT("%lld %lld %lld %lld\n", (long long)++*tag, c00, c11, c01);
+      } else {
+        OUT("%lld %lld %lld %lld %lld\n", (long long)++*tag, c00, c10, c11, c01);
+      }
+    }
+  return 0;
+}
+
+/* The cells of the box, tags 1..C in cell order (i fastest), the tetrahedra and prisms of a cell
+ * consecutive.  A cell's corner (di, dj, dk) is c[di + 2 dj + 4 dk]. */
+static int box_write_cells(FILE *f, const pm_gen_t *o) {
+  const int64_t ncell = (o->nx - 1) * (o->ny - 1) * (o->nz - 1);
+  const int per = o->tet ? 6 : o->prism ? 2 : 1;
+  /* The six paths from corner 0 to corner 7 along the axes, each a tetrahedron; those from an
+   * odd permutation of the axes are listed with two vertices swapped, so that all are positive. */
+  static const int8_t kuhn[6][4] = {{0, 1, 3, 7}, {0, 5, 1, 7}, {0, 3, 2, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 6, 4, 7}};
+  int64_t tag = 0;
+  OUT("3 1 %d %lld\n", o->tet ? 4 : o->prism ? 6 : 5, (long long)(ncell * per));
+  for (int64_t k = 0; k < o->nz - 1; k++)
+    for (int64_t j = 0; j < o->ny - 1; j++)
+      for (int64_t i = 0; i < o->nx - 1; i++) {
+        long long c[8];
+        for (int m = 0; m < 8; m++) c[m] = box_node(o, i + (m & 1), j + (m >> 1 & 1), k + (m >> 2));
+        if (o->tet) {
+          for (int t = 0; t < 6; t++)
+            OUT("%lld %lld %lld %lld %lld\n", (long long)++tag, c[kuhn[t][0]], c[kuhn[t][1]], c[kuhn[t][2]],
+                c[kuhn[t][3]]);
+        } else if (o->prism) {
+          OUT("%lld %lld %lld %lld %lld %lld %lld\n", (long long)++tag, c[0], c[1], c[3], c[4], c[5], c[7]);
+          OUT("%lld %lld %lld %lld %lld %lld %lld\n", (long long)++tag, c[0], c[3], c[2], c[4], c[7], c[6]);
+        } else {
+          OUT("%lld %lld %lld %lld %lld %lld %lld %lld %lld\n", (long long)++tag, c[0], c[1], c[3], c[2], c[4], c[5],
+              c[7], c[6]);
+        }
+      }
+  return 0;
+}
+
+/* The box.  Entities: surfaces 1..6 (xmin, xmax, ymin, ymax, zmin, zmax: physical tags 1..6,
+ * and 7 "boundary"), volume 1 bounded by them (physical tag 8, "domain"); no points or curves,
+ * and every node on the volume. */
+static int write_box(FILE *f, const pm_gen_t *o) {
+  const int64_t nn = o->nx * o->ny * o->nz;
+  const int per = o->tet ? 6 : o->prism ? 2 : 1;
+  const int64_t ncell = (o->nx - 1) * (o->ny - 1) * (o->nz - 1) * per;
+  const double len[3] = {o->lx, o->ly, o->lz};
+  static const char *const names[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+
+  if (write_header(f)) return -1;
+  OUT("$PhysicalNames\n8\n");
+  for (int s = 0; s < 6; s++) OUT("2 %d \"%s\"\n", s + 1, names[s]);
+  OUT("2 7 \"boundary\"\n3 8 \"domain\"\n$EndPhysicalNames\n");
+  OUT("$Entities\n0 0 6 1\n");
+  for (int s = 0; s < 6; s++) {
+    double lo[3] = {0, 0, 0}, hi[3] = {o->lx, o->ly, o->lz};
+    lo[s / 2] = hi[s / 2] = s % 2 ? len[s / 2] : 0;
+    OUT("%d %.17g %.17g %.17g %.17g %.17g %.17g 2 %d 7 0\n", s + 1, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], s + 1);
+  }
+  OUT("1 0 0 0 %.17g %.17g %.17g 1 8 6 -1 2 -3 4 -5 6\n", o->lx, o->ly, o->lz);
+  OUT("$EndEntities\n");
+
+  OUT("$Nodes\n1 %lld 1 %lld\n3 1 0 %lld\n", (long long)nn, (long long)nn, (long long)nn);
+  for (int64_t t = 1; t <= nn; t++) OUT("%lld\n", (long long)t);
+  for (int64_t k = 0; k < o->nz; k++) {
+    const double z = grid_coord(k, o->nz, o->lz);
+    for (int64_t j = 0; j < o->ny; j++) {
+      const double y = grid_coord(j, o->ny, o->ly);
+      for (int64_t i = 0; i < o->nx; i++) OUT("%.17g %.17g %.17g\n", grid_coord(i, o->nx, o->lx), y, z);
+    }
+  }
+  OUT("$EndNodes\n");
+
+  int64_t nface = 0;
+  for (int s = 0; s < 6; s++) nface += box_face_count(o, s);
+  OUT("$Elements\n7 %lld 1 %lld\n", (long long)(ncell + nface), (long long)(ncell + nface));
+  if (box_write_cells(f, o)) return -1;
+  int64_t tag = ncell;
+  for (int s = 0; s < 6; s++)
+    if (box_write_face(f, o, s, &tag)) return -1;
+  OUT("$EndElements\n");
+  return 0;
+}
+
 #undef OUT
 #undef XYZ
+
+static int write_any(FILE *f, const pm_gen_t *g) {
+  return g->kind == PM_GEN_LINE ? write_line(f, g) : g->kind == PM_GEN_GRID ? write_grid(f, g) : write_box(f, g);
+}
+
+static int check_box(const pm_gen_t *g) {
+  const int64_t m = PM_GEN_MAX_NODES;
+  PM_CHECK(g->nx >= 2 && g->ny >= 2 && g->nz >= 2 && g->nx <= m / 4 && g->ny <= m / 4 && g->nz <= m / 4 &&
+               g->nx * g->ny <= m / 2 && g->nx * g->ny * g->nz <= m,
+           PM_ERR_ARG, "pm_gen: a %lld x %lld x %lld box: NX, NY, NZ must be >= 2 with at most %lld nodes",
+           (long long)g->nx, (long long)g->ny, (long long)g->nz, (long long)m);
+  PM_CHECK(g->lx > 0 && g->ly > 0 && g->lz > 0 && isfinite(g->lx) && isfinite(g->ly) && isfinite(g->lz), PM_ERR_ARG,
+           "pm_gen: the box's lengths %g x %g x %g must be finite and > 0", g->lx, g->ly, g->lz);
+  PM_CHECK(!(g->tet && g->prism), PM_ERR_ARG, "pm_gen: a box of tetrahedra or of prisms, not both");
+  return PM_OK;
+}
 
 static int check(const pm_gen_t *g) {
   PM_CHECK(g, PM_ERR_ARG, "pm_gen: no mesh");
@@ -186,6 +343,7 @@ static int check(const pm_gen_t *g) {
              "pm_gen: DX = %g: the bar length must be finite and > 0", g->dx);
     return PM_OK;
   }
+  if (g->kind == PM_GEN_BOX) return check_box(g);
   PM_CHECK(g->kind == PM_GEN_GRID, PM_ERR_ARG, "pm_gen: unknown mesh kind %d", (int)g->kind);
   PM_CHECK(g->nx >= 2 && g->ny >= 2 && g->nx <= PM_GEN_MAX_NODES / 2 && g->ny <= PM_GEN_MAX_NODES / 2 &&
                g->nx * g->ny <= PM_GEN_MAX_NODES,
@@ -199,7 +357,7 @@ static int check(const pm_gen_t *g) {
 int pm_gen_write(FILE *f, const pm_gen_t *g) {
   PM_CALL(check(g));
   errno = 0;
-  int rc = g->kind == PM_GEN_LINE ? write_line(f, g) : write_grid(f, g);
+  int rc = write_any(f, g);
   PM_CHECK(rc == 0, PM_ERR_IO, "writing the mesh: %s", errno ? strerror(errno) : "write error");
   return PM_OK;
 }
@@ -226,7 +384,7 @@ int pm_gen_save(const char *path, const pm_gen_t *g) {
   }
   (void)setvbuf(f, buf, _IOFBF, BUF); /* if refused, stdio's own buffer is slower */
   errno = 0;
-  int rc = g->kind == PM_GEN_LINE ? write_line(f, g) : write_grid(f, g);
+  int rc = write_any(f, g);
   if (rc == 0 && fflush(f) != 0) rc = -1;
   if (rc == 0 && ferror(f)) rc = -1;
   int saved = errno;
