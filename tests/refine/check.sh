@@ -4,7 +4,7 @@
 # `partition --check` (one owner per node, mutual tables, element owners, mesh fingerprint),
 # its global counts are the independent ones (V + E + Q nodes, 4^K or 2^K times the elements),
 # and its refined nodes (tag, index, coordinates, owner-independent) are the same for every np.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 mesh=$1
 method=$2
 case $mesh in

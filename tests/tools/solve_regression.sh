@@ -1,0 +1,22 @@
+# Every bundled mesh has a stored reference result (tests/tools/solve_ref/MESH.txt: iterations, then
+# sorted "global_id x y u" lines); np = 1, 3, 8 must match it (tolerance-aware comparison).
+. "$PMESH_TESTS/common/work.sh"
+n=0
+for mesh in "$PMESH_MESHES"/*.msh; do
+  name=$(basename "$mesh" .msh)
+  ref="$PMESH_TESTS/tools/solve_ref/$name.txt"
+  [ -f "$ref" ] || fail "no reference result $ref for $mesh"
+  for np in 1 3 8; do
+    "$PARTITION" "$mesh" $np -o p.$np --quiet
+    "$MPIEXEC" -n $np "$SOLVE" --no-output -p p.$np --source '1+x' --rtol 1e-12 --dump-solution u.$np > out.$np
+    it=$(sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' out.$np)
+    ref_it=$(sed -n 's/^iterations \([0-9]*\)$/\1/p' "$ref")
+    [ -n "$it" ] && [ $((it - ref_it)) -ge -1 ] && [ $((it - ref_it)) -le 1 ] || fail "$name np=$np: $it iterations, reference $ref_it"
+    grep -v '^iterations' "$ref" > ref.txt
+    cat u.$np.* | sort -n > sol.txt
+    [ -s sol.txt ] || fail "$name np=$np: no solution dumped"
+    "$NUMDIFF" 1e-9 1e-12 ref.txt sol.txt || fail "$name np=$np differs from its reference"
+    n=$((n + 1))
+  done
+done
+echo "$n regression runs match their references"
