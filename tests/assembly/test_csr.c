@@ -18,7 +18,6 @@
  * Exit status 0 when every check passed on every rank. */
 #include <math.h>
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,41 +30,9 @@
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_part.h"
+#include "tu_check.h"
 
-static int g_rank, g_size;
-static long g_fail, g_checks;
-
-static void fail_(int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void fail_(int line, const char *fmt, ...) {
-  if (++g_fail > 30) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "test_csr: rank %d: FAIL (test_csr.c:%d): ", g_rank, line);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-#define EXPECT(cond, ...)                      \
-  do {                                         \
-    g_checks++;                                \
-    if (!(cond)) fail_(__LINE__, __VA_ARGS__); \
-  } while (0)
-
-/* A call that must succeed; other ranks may wait in a collective call, so end the job. */
-static void die_(int line, const char *what) {
-  fprintf(stderr, "test_csr: rank %d: %s failed (test_csr.c:%d): %s [%s]\n", g_rank, what, line, pm_error_message(),
-          pm_error_where());
-  fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 2);
-}
-#define OK(expr)                                \
-  do {                                          \
-    if ((expr) != PM_OK) die_(__LINE__, #expr); \
-  } while (0)
+static int g_size;
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);

@@ -26,7 +26,6 @@
  *    groups, a non-positive diagonal, fdm5 without its grid, Neumann faces of 3 nodes).
  * Exit status 0 when every check passed. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,37 +37,7 @@
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_problem.h"
-
-static long g_fail, g_checks;
-
-static void fail_(int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void fail_(int line, const char *fmt, ...) {
-  if (++g_fail > 40) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "test_fem: FAIL (test_fem.c:%d): ", line);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-#define EXPECT(cond, ...)                      \
-  do {                                         \
-    g_checks++;                                \
-    if (!(cond)) fail_(__LINE__, __VA_ARGS__); \
-  } while (0)
-
-static void die_(int line, const char *what) {
-  fprintf(stderr, "test_fem: %s failed (test_fem.c:%d): %s [%s]\n", what, line, pm_error_message(), pm_error_where());
-  exit(2);
-}
-#define OK(expr)                                \
-  do {                                          \
-    if ((expr) != PM_OK) die_(__LINE__, #expr); \
-  } while (0)
+#include "tu_check.h"
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);

@@ -12,8 +12,6 @@
 
 #include "base/pm_exact_acc.h"
 #include "pmesh/pm_exact.h"
-
-static int g_rank, g_fail;
 #include "tu_check.h"
 
 static uint64_t bits_of(double x) {
@@ -238,8 +236,8 @@ int main(int argc, char **argv) {
     test_permutations();
   }
   test_allreduce();
-  int fails = 0;
-  MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  long fails = 0;
+  MPI_Allreduce(&g_fail, &fails, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (g_rank == 0) printf("test_exact: %s\n", fails ? "FAILED" : "passed");
   MPI_Finalize();
   return fails ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -17,7 +17,6 @@
  * rank, e.g. a partition for another number of ranks) prints its message and exits 1. */
 #include <math.h>
 #include <mpi.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,51 +27,18 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_local.h"
+#include "tu_check.h"
 
-static int g_rank, g_size;
-static long g_fail;
-
-static void fail_(int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void fail_(int line, const char *fmt, ...) {
-  if (++g_fail > 20) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "test_halo: rank %d: FAIL (test_halo.c:%d): ", g_rank, line);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-#define EXPECT(cond, ...)                      \
-  do {                                         \
-    if (!(cond)) fail_(__LINE__, __VA_ARGS__); \
-  } while (0)
-
-/* A call that must succeed; the other ranks may be waiting in a collective, so abort the job. */
-static void die_(int line, const char *what, int code) {
-  fprintf(stderr, "test_halo: rank %d: %s failed (test_halo.c:%d): %s [%s]\n", g_rank, what, line, pm_error_message(),
-          pm_error_where());
-  fflush(stderr);
-  (void)code;
-  MPI_Abort(MPI_COMM_WORLD, 2);
-}
-#define OK(expr)                                   \
-  do {                                             \
-    int ok_ierr_ = (expr);                         \
-    if (ok_ierr_) die_(__LINE__, #expr, ok_ierr_); \
-  } while (0)
+static int g_size;
 
 /* A call that must fail with code on every rank (misuse is symmetric, so nobody waits). */
-#define MUST_FAIL(expr, code)                                                               \
-  do {                                                                                      \
-    int mf_ierr_ = (expr);                                                                  \
-    EXPECT(mf_ierr_ == (code), "%s returned %d, expected %d", #expr, mf_ierr_, (code));     \
-    if (mf_ierr_ == (code) && !strstr(pm_error_message(), "pm_halo_"))                      \
-      fail_(__LINE__, "%s: message does not name the call: %s", #expr, pm_error_message()); \
-    pm_error_clear();                                                                       \
+#define MUST_FAIL(expr, code)                                                           \
+  do {                                                                                  \
+    int mf_ierr_ = (expr);                                                              \
+    EXPECT(mf_ierr_ == (code), "%s returned %d, expected %d", #expr, mf_ierr_, (code)); \
+    if (mf_ierr_ == (code) && !strstr(pm_error_message(), "pm_halo_"))                  \
+      FAIL("%s: message does not name the call: %s", #expr, pm_error_message());        \
+    pm_error_clear();                                                                   \
   } while (0)
 
 static void *xmalloc(size_t n) {

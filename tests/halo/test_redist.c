@@ -21,19 +21,9 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_redist.h"
+#include "tu_check.h"
 
-static int rank_, nranks_, failures_;
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      if (failures_++ < 20) {                                   \
-        fprintf(stderr, "test_redist: FAIL [rank %d] ", rank_); \
-        fprintf(stderr, __VA_ARGS__);                           \
-        fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__);      \
-      }                                                         \
-    }                                                           \
-  } while (0)
+static int nranks_;
 
 static uint64_t mix(uint64_t h) {
   h ^= h >> 31;
@@ -97,8 +87,8 @@ static void roots_make(roots_t *t, int64_t n, int own, int shuffle, int with_sel
   int64_t *mine = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
   int32_t m = 0;
   for (int64_t g = 0; g < n; g++)
-    if (t->owner[g] == rank_) mine[m++] = g;
-  rng_state = seed ^ (uint64_t)(rank_ + 1) * 0x51ed270b27ULL; /* this rank's own draws */
+    if (t->owner[g] == g_rank) mine[m++] = g;
+  rng_state = seed ^ (uint64_t)(g_rank + 1) * 0x51ed270b27ULL; /* this rank's own draws */
   if (shuffle)
     for (int32_t k = m - 1; k > 0; k--) {
       int32_t j = (int32_t)rnd((uint64_t)k + 1);
@@ -189,7 +179,7 @@ static void check_forward(const pm_redist_t *rd, const roots_t *t, const pm_redi
     if (PM_SCRATCH_GET(&leaves, (size_t)(rows > 0 ? rows : 1) * w, pre)) break; /* then no growth: the fill stays */
     memset(pre, 0xA5, (size_t)(rows > 0 ? rows : 1) * w);
     int ierr = pm_redist_forward(rd, c, m, src, &leaves, &work);
-    CHECK(ierr == PM_OK, "%s: forward rounds %d+%d: %s", what, c, m, pm_error_message());
+    EXPECT(ierr == PM_OK, "%s: forward rounds %d+%d: %s", what, c, m, pm_error_message());
     if (ierr) break;
     const unsigned char *got = leaves.p;
     for (int64_t j = 0; j < rows; j++) {
@@ -198,8 +188,8 @@ static void check_forward(const pm_redist_t *rd, const roots_t *t, const pm_redi
       for (int b = 0; b < w; b++)
         want[b] = t->owner[g] < 0 ? 0xA5 : kind == 0 ? val(g, b, salt) : ((const unsigned char *)e64)[b];
       if (memcmp(got + j * w, want, (size_t)w) != 0) {
-        CHECK(0, "%s: leaf %" PRId64 " (round %d+%d, K %" PRId64 ") is not its root's row", what, g, c, m,
-              in.rows_per_round);
+        EXPECT(0, "%s: leaf %" PRId64 " (round %d+%d, K %" PRId64 ") is not its root's row", what, g, c, m,
+               in.rows_per_round);
         break;
       }
     }
@@ -213,7 +203,7 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
   pm_scratch_t work = {NULL, 0};
   pm_redist_opts_t opt = {K, exact, "item", NULL, &work};
   int ierr = pm_redist_create(MPI_COMM_WORLD, t->n, t->nmine, t->pos, t->sel, &opt, &rd);
-  CHECK(ierr == PM_OK && rd, "%s: create: %s", what, pm_error_message());
+  EXPECT(ierr == PM_OK && rd, "%s: create: %s", what, pm_error_message());
   if (ierr) {
     pm_scratch_free(&work);
     pm_error_clear();
@@ -222,25 +212,25 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
   /* The layout, against the independent block formula. */
   pm_redist_info_t in;
   pm_redist_get_info(rd, &in);
-  int64_t lo = block_lo(t->n, nranks_, rank_), cnt = block_lo(t->n, nranks_, rank_ + 1) - lo, most = 0;
+  int64_t lo = block_lo(t->n, nranks_, g_rank), cnt = block_lo(t->n, nranks_, g_rank + 1) - lo, most = 0;
   for (int r = 0; r < nranks_; r++) {
     int64_t c = block_lo(t->n, nranks_, r + 1) - block_lo(t->n, nranks_, r);
     if (c > most) most = c;
   }
   int64_t Kx = K == 0 ? PM_REDIST_ROWS_MAX : K;
   int nr = most > 0 ? (int)((most + Kx - 1) / Kx) : 1;
-  CHECK(in.lo == lo && in.cnt == cnt, "%s: leaves [%" PRId64 ", +%" PRId64 "), expected [%" PRId64 ", +%" PRId64 ")",
-        what, in.lo, in.cnt, lo, cnt);
-  CHECK(in.n_global == t->n && in.n_roots == t->nmine && in.rows_per_round == Kx && in.nrounds == nr,
-        "%s: info n %" PRId64 " roots %d K %" PRId64 " rounds %d", what, in.n_global, (int)in.n_roots,
-        in.rows_per_round, in.nrounds);
-  CHECK(in.nranks == nranks_ && in.rank == rank_, "%s: info ranks", what);
-  CHECK(pm_redist_block_lo(t->n, nranks_, rank_) == lo, "%s: pm_redist_block_lo", what);
+  EXPECT(in.lo == lo && in.cnt == cnt, "%s: leaves [%" PRId64 ", +%" PRId64 "), expected [%" PRId64 ", +%" PRId64 ")",
+         what, in.lo, in.cnt, lo, cnt);
+  EXPECT(in.n_global == t->n && in.n_roots == t->nmine && in.rows_per_round == Kx && in.nrounds == nr,
+         "%s: info n %" PRId64 " roots %d K %" PRId64 " rounds %d", what, in.n_global, (int)in.n_roots,
+         in.rows_per_round, in.nrounds);
+  EXPECT(in.nranks == nranks_ && in.rank == g_rank, "%s: info ranks", what);
+  EXPECT(pm_redist_block_lo(t->n, nranks_, g_rank) == lo, "%s: pm_redist_block_lo", what);
   { /* identity exactly when every rank's roots are its block, in order, at rows 0.. */
     int id = t->nmine == cnt, all = 0;
     for (int32_t k = 0; k < t->nmine && id; k++) id = row_of(t, k) == k && t->pos[k] == lo + k;
     MPI_Allreduce(&id, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    CHECK(in.identity == all, "%s: identity %d, expected %d", what, in.identity, all);
+    EXPECT(in.identity == all, "%s: identity %d, expected %d", what, in.identity, all);
   }
   { /* the order ascends, and the roots for rank r lie in its block */
     const int32_t *order = pm_redist_order(rd);
@@ -248,17 +238,17 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
     for (int r = 0; r < nranks_; r++) {
       int32_t a = -1, b = -1;
       pm_redist_roots_to(rd, r, &a, &b);
-      CHECK(a >= 0 && b >= a && b <= t->nmine, "%s: roots to %d: [%d, %d)", what, r, (int)a, (int)b);
+      EXPECT(a >= 0 && b >= a && b <= t->nmine, "%s: roots to %d: [%d, %d)", what, r, (int)a, (int)b);
       for (int32_t i = a; i < b && i >= 0; i++) {
         int32_t k = order ? order[i] : i;
         int64_t g = t->pos[row_of(t, k)];
-        CHECK(g >= block_lo(t->n, nranks_, r) && g < block_lo(t->n, nranks_, r + 1), "%s: root %d to rank %d", what,
-              (int)k, r);
-        if (i > 0) CHECK(g > t->pos[row_of(t, order ? order[i - 1] : i - 1)], "%s: order does not ascend", what);
+        EXPECT(g >= block_lo(t->n, nranks_, r) && g < block_lo(t->n, nranks_, r + 1), "%s: root %d to rank %d", what,
+               (int)k, r);
+        if (i > 0) EXPECT(g > t->pos[row_of(t, order ? order[i - 1] : i - 1)], "%s: order does not ascend", what);
       }
       total += b - a;
     }
-    CHECK(total == t->nmine, "%s: roots_to covers %d of %d roots", what, (int)total, (int)t->nmine);
+    EXPECT(total == t->nmine, "%s: roots_to covers %d of %d roots", what, (int)total, (int)t->nmine);
   }
   /* Forward from an array with gaps between the rows, in groups of 1, 3 and all rounds. */
   unsigned char *data = malloc((size_t)(t->nrows > 0 ? t->nrows : 1) * width);
@@ -280,7 +270,7 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
   for (int c = 0; c < in.nrounds; c += 2) pm_redist_sources(rd, c, 2, from + (int64_t)c * in.rows_per_round);
   for (int64_t j = 0; j < cnt; j++)
     if (from[j] != (t->owner[lo + j] < 0 ? -7 : t->owner[lo + j])) {
-      CHECK(0, "%s: leaf %" PRId64 " from rank %d, expected %d", what, lo + j, from[j], t->owner[lo + j]);
+      EXPECT(0, "%s: leaf %" PRId64 " from rank %d, expected %d", what, lo + j, from[j], t->owner[lo + j]);
       break;
     }
   /* Backward: every root's row gets its leaf's; the gaps keep their bytes. */
@@ -289,11 +279,11 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
     for (int b = 0; b < width; b++) leaves[(size_t)j * width + b] = val(lo + j, b, 2);
   memset(data, 0xEE, (size_t)(t->nrows > 0 ? t->nrows : 1) * width);
   ierr = pm_redist_backward(rd, width, leaves, data);
-  CHECK(ierr == PM_OK, "%s: backward: %s", what, pm_error_message());
+  EXPECT(ierr == PM_OK, "%s: backward: %s", what, pm_error_message());
   for (int32_t i = 0; i < t->nrows && !ierr; i++)
     for (int b = 0; b < width; b++)
       if (data[(size_t)i * width + b] != (t->pos[i] >= 0 ? val(t->pos[i], b, 2) : 0xEE)) {
-        CHECK(0, "%s: backward: row %d (position %" PRId64 ")", what, (int)i, t->pos[i]);
+        EXPECT(0, "%s: backward: row %d (position %" PRId64 ")", what, (int)i, t->pos[i]);
         i = t->nrows;
         break;
       }
@@ -301,7 +291,7 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
   free(from);
   free(data);
   pm_redist_destroy(&rd);
-  CHECK(rd == NULL, "%s: destroy sets NULL", what);
+  EXPECT(rd == NULL, "%s: destroy sets NULL", what);
   pm_redist_destroy(&rd); /* NULL-safe */
   pm_scratch_free(&work);
 }
@@ -313,19 +303,19 @@ static void check_bad(int64_t n, const int64_t *pos, int32_t nmine, const char *
   pm_redist_opts_t opt = {3, 1, "node", "a hint", NULL};
   pm_error_clear();
   int ierr = pm_redist_create(MPI_COMM_WORLD, n, nmine, pos, NULL, &opt, &rd);
-  CHECK(ierr != PM_OK && rd == NULL, "%s: the plan was made", what);
-  if (rank_ == culprit)
-    CHECK(ierr == PM_ERR_INCONSISTENT && strstr(pm_error_message(), fragment) && strstr(pm_error_message(), "a hint"),
-          "%s: code %d, message '%s', expected '%s'", what, ierr, pm_error_message(), fragment);
+  EXPECT(ierr != PM_OK && rd == NULL, "%s: the plan was made", what);
+  if (g_rank == culprit)
+    EXPECT(ierr == PM_ERR_INCONSISTENT && strstr(pm_error_message(), fragment) && strstr(pm_error_message(), "a hint"),
+           "%s: code %d, message '%s', expected '%s'", what, ierr, pm_error_message(), fragment);
   else if (culprit >= 0)
-    CHECK(ierr == PM_ERR_REMOTE || ierr == PM_ERR_INCONSISTENT, "%s: code %d on a bystander", what, ierr);
+    EXPECT(ierr == PM_ERR_REMOTE || ierr == PM_ERR_INCONSISTENT, "%s: code %d on a bystander", what, ierr);
   pm_redist_destroy(&rd);
   pm_error_clear();
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   static const struct {
@@ -360,22 +350,22 @@ int main(int argc, char **argv) {
   /* Plans that must fail: the last rank names a position twice, or leaves one out, or names one
    * past the end. */
   {
-    int64_t n = 40, lo = block_lo(n, nranks_, rank_), cnt = block_lo(n, nranks_, rank_ + 1) - lo;
+    int64_t n = 40, lo = block_lo(n, nranks_, g_rank), cnt = block_lo(n, nranks_, g_rank + 1) - lo;
     int64_t pos[64];
     int last = nranks_ - 1;
     for (int64_t j = 0; j < cnt; j++) pos[j] = lo + j;
     int32_t m = (int32_t)cnt;
-    if (rank_ == last) pos[1] = pos[0];
+    if (g_rank == last) pos[1] = pos[0];
     /* The leaf named twice is seen by the rank that holds it: the last rank's own block. */
     check_bad(n, pos, m, "is owned by more than one rank", last, "a position twice");
     for (int64_t j = 0; j < cnt; j++) pos[j] = lo + j;
-    check_bad(n, pos, rank_ == last ? m - 1 : m, "is owned by no rank", last, "a position missing");
-    if (rank_ == last) pos[0] = n;
+    check_bad(n, pos, g_rank == last ? m - 1 : m, "is owned by no rank", last, "a position missing");
+    if (g_rank == last) pos[0] = n;
     check_bad(n, pos, m, "node position 40 is outside the global range [0, 40)", last, "a position out of range");
   }
-  int all = 0;
-  MPI_Allreduce(&failures_, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank_ == 0) printf("test_redist: %d plans at %d ranks, %d failures\n", cases, nranks_, all);
+  long all = 0;
+  MPI_Allreduce(&g_fail, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0) printf("test_redist: %d plans at %d ranks, %ld failures\n", cases, nranks_, all);
   MPI_Finalize();
   return all ? 1 : 0;
 }

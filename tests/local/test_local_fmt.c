@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "base/pm_fmt.h"
-
-static long failures, checked;
+#include "tu_check.h"
 
 static uint64_t rng = UINT64_C(0x9e3779b97f4a7c15);
 static uint64_t next(void) { /* xorshift64*: deterministic, no libc rand */
@@ -30,15 +29,10 @@ static void check_g(double x) {
   snprintf(want, sizeof want, "%.17g", x);
   char *end = pm_fmt_g17(got, x);
   *end = '\0';
-  checked++;
-  if (strcmp(want, got) != 0) {
-    if (failures++ < 20) fprintf(stderr, "pm_fmt_g17(%a): got '%s', printf gives '%s'\n", x, got, want);
-    return;
-  }
-  if (isfinite(x)) {
+  EXPECT(strcmp(want, got) == 0, "pm_fmt_g17(%a): got '%s', printf gives '%s'", x, got, want);
+  if (isfinite(x) && strcmp(want, got) == 0) {
     double y = strtod(got, NULL);
-    if (memcmp(&x, &y, sizeof x) != 0 && failures++ < 20)
-      fprintf(stderr, "pm_fmt_g17(%a) = '%s' reads back as %a\n", x, got, y);
+    EXPECT(memcmp(&x, &y, sizeof x) == 0, "pm_fmt_g17(%a) = '%s' reads back as %a", x, got, y);
   }
 }
 
@@ -46,9 +40,7 @@ static void check_i(int64_t v) {
   char want[32], got[32];
   snprintf(want, sizeof want, "%" PRId64, v);
   *pm_fmt_i64(got, v) = '\0';
-  checked++;
-  if (strcmp(want, got) != 0 && failures++ < 20)
-    fprintf(stderr, "pm_fmt_i64: got '%s', printf gives '%s'\n", got, want);
+  EXPECT(strcmp(want, got) == 0, "pm_fmt_i64: got '%s', printf gives '%s'", got, want);
 }
 
 static double from_bits(uint64_t b) {
@@ -148,6 +140,6 @@ int main(void) {
     if (k < 18) p10 *= 10;
   }
   for (int i = 0; i < 1000000; i++) check_i((int64_t)(next() >> (1 + next() % 63)) * ((next() & 1) ? -1 : 1));
-  printf("test_local_fmt: %ld values checked, %ld failures\n", checked, failures);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+  printf("test_local_fmt: %ld checks, %ld failures\n", g_checks, g_fail);
+  return g_fail ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -11,8 +11,6 @@
 #include "pmesh/pm_cell.h"
 #include "tu_check.h"
 
-static int g_rank, g_fail;
-
 static void sub(const double *a, const double *b, double *r) {
   for (int i = 0; i < 3; i++) r[i] = a[i] - b[i];
 }
@@ -267,7 +265,7 @@ int main(int argc, char **argv) {
     check_refinement(c);
   }
   check_files();
-  if (g_fail) fprintf(stderr, "test_cell: %d checks failed\n", g_fail);
+  if (g_fail) fprintf(stderr, "test_cell: %ld checks failed\n", g_fail);
   MPI_Finalize();
   return g_fail ? 1 : 0;
 }

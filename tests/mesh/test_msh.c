@@ -15,16 +15,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_gen.h"
 #include "pmesh/pm_msh.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
+#include "tu_check.h"
 
 static const char *dir;
 
@@ -98,7 +89,7 @@ static void check_names(const pm_msh_t *m, int n, const int *dims, const int *ta
 
 static void check_square(const char *name, int major, int binary) {
   pm_msh_t *m = load(name);
-  int before = failures;
+  long before = g_fail;
   CHECK(m->version_major == major);
   CHECK(m->version_minor == (major == 2 ? 2 : 1));
   CHECK(m->binary == binary);
@@ -140,7 +131,7 @@ static void check_square(const char *name, int major, int binary) {
   static const char *const names[] = {"corner", "bottom", "right", "top", "tris", "quads"};
   check_names(m, 6, dims, tags, names);
   check_checksum(name, m);
-  if (failures > before) fprintf(stderr, "test_msh: %s differs from sq22.msh\n", name);
+  if (g_fail > before) fprintf(stderr, "test_msh: %s differs from sq22.msh\n", name);
   pm_msh_destroy(&m);
   CHECK(m == NULL);
 }
@@ -178,7 +169,7 @@ static int64_t *sorted_members(const pm_msh_t *m) { /* (element tag, physical ta
 
 static void check_same(const char *na, const char *nb) {
   pm_msh_t *a = load(na), *b = load(nb);
-  int before = failures;
+  long before = g_fail;
   CHECK(a->n_nodes == b->n_nodes);
   if (a->n_nodes == b->n_nodes) {
     /* Gmsh writes the nodes of this mesh in the same order in every format */
@@ -215,7 +206,7 @@ static void check_same(const char *na, const char *nb) {
     CHECK(a->phys_names[i].tag == b->phys_names[i].tag);
     CHECK(strcmp(a->phys_names[i].name, b->phys_names[i].name) == 0);
   }
-  if (failures > before) fprintf(stderr, "test_msh: %s and %s differ\n", na, nb);
+  if (g_fail > before) fprintf(stderr, "test_msh: %s and %s differ\n", na, nb);
   pm_msh_destroy(&a);
   pm_msh_destroy(&b);
 }
@@ -452,8 +443,8 @@ int main(int argc, char **argv) {
   check_names_valid();
   check_errors();
   check_gen();
-  if (failures) {
-    fprintf(stderr, "test_msh: %d checks failed\n", failures);
+  if (g_fail) {
+    fprintf(stderr, "test_msh: %ld checks failed\n", g_fail);
     return EXIT_FAILURE;
   }
   printf("test_msh: all checks passed\n");

@@ -21,8 +21,6 @@
 #include "pmesh/pm_order.h"
 #include "tu_check.h"
 
-static int g_rank, g_fail;
-
 /* A deep copy of the arrays the test compares. */
 typedef struct snap {
   int64_t n, ne, nf;

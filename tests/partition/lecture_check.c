@@ -12,17 +12,7 @@
 
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
-
-static int failures;
-#define EXPECT(cond, ...)                                   \
-  do {                                                      \
-    if (!(cond)) {                                          \
-      failures++;                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                         \
-      fputc('\n', stderr);                                  \
-    }                                                       \
-  } while (0)
+#include "tu_check.h"
 
 static pm_local_t *load(const char *path, int rank) {
   pm_local_t *l = NULL;
@@ -51,8 +41,7 @@ static void exchange(pm_local_t **l, int64_t **val, int P) {
       int32_t ne = l[q]->export_index[kq + 1] - l[q]->export_index[kq];
       EXPECT(ni == ne, "rank %d imports %d from %d, which exports %d", r, ni, q, ne);
       for (int32_t j = 0; j < ni && j < ne; j++)
-        val[r][l[r]->import_item[l[r]->import_index[k] + j]] =
-            val[q][l[q]->export_item[l[q]->export_index[kq] + j]];
+        val[r][l[r]->import_item[l[r]->import_index[k] + j]] = val[q][l[q]->export_item[l[q]->export_index[kq] + j]];
     }
 }
 
@@ -92,8 +81,7 @@ static int check2d(const char *dir, const char *lect) {
            ours[r]->n_total, ours[r]->n_internal);
     EXPECT(ref[r]->n_total == 24 && ref[r]->n_internal == 16, "lecture sqm.%d: #NODE %d %d", r, ref[r]->n_total,
            ref[r]->n_internal);
-    EXPECT(ours[r]->n_neib == ref[r]->n_neib, "rank %d: %d neighbours, lecture %d", r, ours[r]->n_neib,
-           ref[r]->n_neib);
+    EXPECT(ours[r]->n_neib == ref[r]->n_neib, "rank %d: %d neighbours, lecture %d", r, ours[r]->n_neib, ref[r]->n_neib);
     for (int k = 0; k < ref[r]->n_neib; k++)
       EXPECT(neib_slot(ours[r], ref[r]->neib[k]) >= 0, "rank %d: lecture neighbour %d missing", r, ref[r]->neib[k]);
     /* Values: internal nodes carry their global ids (ours: #GLOBALID; lecture: sq.R). */
@@ -163,7 +151,7 @@ static int check2d(const char *dir, const char *lect) {
     free(vo[r]);
     free(vr[r]);
   }
-  return failures;
+  return g_fail > 0;
 }
 
 static int check1d(const char *dir, int P) {
@@ -184,8 +172,8 @@ static int check1d(const char *dir, int P) {
              "rank %d: import from %d is not node N+1", r, r - 1);
       EXPECT(l->export_index[k + 1] - l->export_index[k] == 1 && l->export_item[l->export_index[k]] == 0,
              "rank %d: export to %d is not node 1", r, r - 1);
-      EXPECT(l->gid[N] == l->gid[0] - 1, "rank %d: node N+1 is global %lld, expected %lld", r,
-             (long long)l->gid[N], (long long)(l->gid[0] - 1));
+      EXPECT(l->gid[N] == l->gid[0] - 1, "rank %d: node N+1 is global %lld, expected %lld", r, (long long)l->gid[N],
+             (long long)(l->gid[0] - 1));
       k++;
     }
     if (!last && l->n_neib > k) {
@@ -208,7 +196,7 @@ static int check1d(const char *dir, int P) {
     printf("\n");
     pm_local_destroy(&l);
   }
-  return failures;
+  return g_fail > 0;
 }
 
 int main(int argc, char **argv) {

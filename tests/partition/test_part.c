@@ -26,7 +26,6 @@
  * Exit status 0 when every check passed. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,39 +36,7 @@
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
-
-static long g_fail, g_checks;
-static char g_what[256]; /* the case being checked, for messages */
-
-static void fail_(int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void fail_(int line, const char *fmt, ...) {
-  if (++g_fail > 40) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "test_part: FAIL (test_part.c:%d): %s: ", line, g_what);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-#define EXPECT(cond, ...)                      \
-  do {                                         \
-    g_checks++;                                \
-    if (!(cond)) fail_(__LINE__, __VA_ARGS__); \
-  } while (0)
-
-static void die_(int line, const char *what) {
-  fprintf(stderr, "test_part: %s: %s failed (test_part.c:%d): %s [%s]\n", g_what, what, line, pm_error_message(),
-          pm_error_where());
-  exit(2);
-}
-#define OK(expr)                                \
-  do {                                          \
-    if ((expr) != PM_OK) die_(__LINE__, #expr); \
-  } while (0)
+#include "tu_check.h"
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);
@@ -395,9 +362,15 @@ static void test_case(const pm_mesh_t *m, const pm_graph_t *graph, const gadj_t 
   int32_t *part = xcalloc((size_t)n, sizeof *part);
   if (method == PM_PART_FILE) {
     FILE *fp = fopen(partfile, "w");
-    if (!fp) die_(__LINE__, "fopen of the part file");
+    if (!fp) {
+      FAIL("cannot write the part file %s", partfile);
+      exit(2);
+    }
     for (int64_t i = 0; i < n; i++) fprintf(fp, "%lld\n", (long long)(i % nparts));
-    if (fclose(fp) != 0) die_(__LINE__, "fclose of the part file");
+    if (fclose(fp) != 0) {
+      FAIL("cannot write the part file %s", partfile);
+      exit(2);
+    }
   }
   pm_part_options_t opt = {.nparts = nparts, .method = method, .file = partfile, .seed = 3};
   int64_t cut = -1;

@@ -24,22 +24,7 @@
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_refine.h"
-
-static int rank, nfail;
-#define CHECK(cond, ...)                                         \
-  do {                                                           \
-    if (!(cond)) {                                               \
-      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                              \
-      fputc('\n', stderr);                                       \
-      nfail++;                                                   \
-    }                                                            \
-  } while (0)
-
-static void die(const char *what, int ierr) {
-  fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, what, pm_error_message(), pm_error_name(ierr));
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
+#include "tu_check.h"
 
 /* This rank's part of the mesh, partitioned into `nparts` (the method's own choice). */
 static pm_local_t *local_of(const pm_mesh_t *m, pm_part_method_t method, int nparts, int r) {
@@ -53,7 +38,7 @@ static pm_local_t *local_of(const pm_mesh_t *m, pm_part_method_t method, int npa
   if (!ierr) ierr = pm_part_compute(m, &graph, &opt, part, &cut);
   if (!ierr) ierr = pm_part_plan_create(m, &graph, PM_HALO_ELEMENT, part, nparts, &plan);
   if (!ierr) ierr = pm_part_local(plan, r, 12345, &l);
-  if (ierr) die("partition", ierr);
+  if (ierr) tu_die(__FILE__, __LINE__, "partition", ierr);
   pm_part_plan_destroy(&plan);
   pm_graph_free(&graph);
   free(part);
@@ -129,7 +114,7 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
   snprintf(path, sizeof path, "%s/%s", getenv("PMESH_MESHES") ? getenv("PMESH_MESHES") : ".", name);
   pm_part_method_t method = strcmp(how, "rcb") == 0 ? PM_PART_RCB : PM_PART_METIS_KWAY;
   pm_mesh_t *m = NULL;
-  if ((ierr = pm_mesh_read(path, &m, NULL))) die(path, ierr);
+  if ((ierr = pm_mesh_read(path, &m, NULL))) tu_die(__FILE__, __LINE__, path, ierr);
   int mult = m->dim == 2 ? 4 : 2;
   double size = 0;
   for (int64_t i = 0; i < m->n_nodes; i++)
@@ -141,27 +126,28 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
     for (int64_t j = m->elem_ptr[e]; j < m->elem_ptr[e + 1]; j++) x[j - m->elem_ptr[e]] = m->xyz + 3 * m->elem_node[j];
     measure0 += cell_measure(m->elem_type[e], x);
   }
-  pm_local_t *level[3] = {local_of(m, method, P, rank), NULL, NULL}, *serial[3] = {NULL, NULL, NULL};
-  if (rank == 0) serial[0] = local_of(m, method, 1, 0);
+  pm_local_t *level[3] = {local_of(m, method, P, g_rank), NULL, NULL}, *serial[3] = {NULL, NULL, NULL};
+  if (g_rank == 0) serial[0] = local_of(m, method, 1, 0);
   pm_refine_parents_t *par = NULL;
   for (int K = 1; K <= 2; K++) {
-    if ((ierr = pm_refine_local(comm, level[K - 1], &level[K], K == 1 ? &par : NULL))) die("pm_refine_local", ierr);
-    if (rank == 0 && (ierr = pm_refine_local(MPI_COMM_SELF, serial[K - 1], &serial[K], NULL)))
-      die("pm_refine_local (one rank)", ierr);
+    if ((ierr = pm_refine_local(comm, level[K - 1], &level[K], K == 1 ? &par : NULL)))
+      tu_die(__FILE__, __LINE__, "pm_refine_local", ierr);
+    if (g_rank == 0 && (ierr = pm_refine_local(MPI_COMM_SELF, serial[K - 1], &serial[K], NULL)))
+      tu_die(__FILE__, __LINE__, "pm_refine_local (one rank)", ierr);
     const pm_local_t *f = level[K];
     /* The exchange on the refined tables. */
     pm_halo_t *halo = NULL;
     int64_t wrong = -1;
     if ((ierr = pm_halo_create(comm, f, PM_EXCHANGE_ISEND, &halo)) || (ierr = pm_halo_selftest(halo, f, NULL, &wrong)))
-      die("halo", ierr);
-    CHECK(wrong == 0, "K %d: %lld externals got a wrong value from the refined tables", K, (long long)wrong);
+      tu_die(__FILE__, __LINE__, "halo", ierr);
+    EXPECT(wrong == 0, "K %d: %lld externals got a wrong value from the refined tables", K, (long long)wrong);
     pm_halo_destroy(&halo);
     /* Measure; face and element groups. */
     double meas = 0;
     int G = m->n_groups;
     int64_t *cnt = calloc((size_t)(3 * G + 1), sizeof *cnt), *all = calloc((size_t)(3 * G + 1), sizeof *all);
     for (int32_t e = 0; e < f->n_elems; e++) {
-      if (f->elem_owner[e] != rank) continue;
+      if (f->elem_owner[e] != g_rank) continue;
       const double *x[4];
       for (int32_t j = f->elem_ptr[e]; j < f->elem_ptr[e + 1]; j++)
         x[j - f->elem_ptr[e]] = f->xyz + 3 * f->elem_node[j];
@@ -170,7 +156,7 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
     for (int g = 0; g < G; g++) {
       const pm_local_group_t *L = &f->groups[g];
       const pm_group_t *C = &m->groups[g];
-      CHECK(strcmp(L->name, C->name) == 0, "group %d is '%s', not '%s'", g, L->name, C->name);
+      EXPECT(strcmp(L->name, C->name) == 0, "group %d is '%s', not '%s'", g, L->name, C->name);
       for (int32_t k = 0; k < L->n_nodes; k++) {
         int32_t v = L->nodes[k];
         if (v >= f->n_internal) continue;
@@ -182,8 +168,8 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
             best = fmin(best, dist_to_segment(f->xyz + 3 * v, m->xyz + 3 * m->face_node[m->face_ptr[fc]],
                                               m->xyz + 3 * m->face_node[m->face_ptr[fc] + 1]));
           }
-          CHECK(best <= 1e-13 * size, "K %d: node %lld of group '%s' is %g off its coarse faces", K,
-                (long long)f->gid[v], C->name, best);
+          EXPECT(best <= 1e-13 * size, "K %d: node %lld of group '%s' is %g off its coarse faces", K,
+                 (long long)f->gid[v], C->name, best);
         }
       }
       for (int32_t q = 0; q < L->n_faces; q++) { /* counted at the owner of the face's lowest tag */
@@ -192,40 +178,40 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
           if (f->gid[L->face_node[j]] < f->gid[lo]) lo = L->face_node[j];
         cnt[3 * g + 1] += lo < f->n_internal;
       }
-      for (int32_t k = 0; k < L->n_elems; k++) cnt[3 * g + 2] += f->elem_owner[L->elems[k]] == rank;
+      for (int32_t k = 0; k < L->n_elems; k++) cnt[3 * g + 2] += f->elem_owner[L->elems[k]] == g_rank;
     }
     double measure = 0;
     MPI_Allreduce(&meas, &measure, 1, MPI_DOUBLE, MPI_SUM, comm);
     MPI_Allreduce(cnt, all, 3 * G, MPI_INT64_T, MPI_SUM, comm);
-    CHECK(fabs(measure - measure0) <= 1e-12 * fabs(measure0), "K %d: measure %.17g, coarse %.17g", K, measure,
-          measure0);
+    EXPECT(fabs(measure - measure0) <= 1e-12 * fabs(measure0), "K %d: measure %.17g, coarse %.17g", K, measure,
+           measure0);
     for (int g = 0; g < G; g++) {
       const pm_group_t *C = &m->groups[g];
       int64_t split = m->dim == 2 && C->dim == 1 ? (1 << K) : 1; /* 1D end points stay points */
       int64_t want_nodes = C->n_nodes + (split - 1) * C->n_faces;
       int64_t want_elems = C->n_elems * (K == 1 ? mult : mult * mult);
       if (C->dim < m->dim) {
-        CHECK(all[3 * g] == want_nodes, "K %d: group '%s' has %lld nodes, want %lld", K, C->name, (long long)all[3 * g],
-              (long long)want_nodes);
+        EXPECT(all[3 * g] == want_nodes, "K %d: group '%s' has %lld nodes, want %lld", K, C->name,
+               (long long)all[3 * g], (long long)want_nodes);
       }
-      CHECK(all[3 * g + 1] == split * C->n_faces, "K %d: group '%s' has %lld faces, want %lld", K, C->name,
-            (long long)all[3 * g + 1], (long long)(split * C->n_faces));
-      CHECK(all[3 * g + 2] == want_elems, "K %d: group '%s' has %lld elements, want %lld", K, C->name,
-            (long long)all[3 * g + 2], (long long)want_elems);
+      EXPECT(all[3 * g + 1] == split * C->n_faces, "K %d: group '%s' has %lld faces, want %lld", K, C->name,
+             (long long)all[3 * g + 1], (long long)(split * C->n_faces));
+      EXPECT(all[3 * g + 2] == want_elems, "K %d: group '%s' has %lld elements, want %lld", K, C->name,
+             (long long)all[3 * g + 2], (long long)want_elems);
     }
     free(cnt);
     free(all);
     /* The same nodes and elements as on one rank, byte for byte. */
     int64_t *nr, nn, *er, ne;
     gather_rows(comm, f, &nr, &nn, &er, &ne);
-    if (rank == 0) {
+    if (g_rank == 0) {
       int64_t *sn, snn, *se, sne;
       gather_rows(MPI_COMM_SELF, serial[K], &sn, &snn, &se, &sne);
-      CHECK(nn == snn && ne == sne, "K %d: %lld nodes and %lld elements, on one rank %lld and %lld", K, (long long)nn,
-            (long long)ne, (long long)snn, (long long)sne);
+      EXPECT(nn == snn && ne == sne, "K %d: %lld nodes and %lld elements, on one rank %lld and %lld", K, (long long)nn,
+             (long long)ne, (long long)snn, (long long)sne);
       if (nn == snn && ne == sne) {
-        CHECK(memcmp(nr, sn, (size_t)nn * 40) == 0, "K %d: the refined nodes differ from one rank's", K);
-        CHECK(memcmp(er, se, (size_t)ne * 56) == 0, "K %d: the refined elements differ from one rank's", K);
+        EXPECT(memcmp(nr, sn, (size_t)nn * 40) == 0, "K %d: the refined nodes differ from one g_rank's", K);
+        EXPECT(memcmp(er, se, (size_t)ne * 56) == 0, "K %d: the refined elements differ from one g_rank's", K);
       }
       free(sn);
       free(se);
@@ -235,21 +221,21 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
   }
   /* Parents of the first level. */
   const pm_local_t *c = level[0], *f = level[1];
-  CHECK(par && par->n == f->n_total, "parents for %d nodes, the fine mesh has %d", par ? par->n : -1, f->n_total);
+  EXPECT(par && par->n == f->n_total, "parents for %d nodes, the fine mesh has %d", par ? par->n : -1, f->n_total);
   int64_t N = m->n_nodes;
   for (int32_t i = 0; par && i < par->n; i++) {
     int np = par->ptr[i + 1] - par->ptr[i];
     const int32_t *p = par->node + par->ptr[i];
     if (f->node_index[i] < N) {
-      CHECK(np == 1 && c->gid[p[0]] == f->gid[i], "vertex %lld: %d parents", (long long)f->gid[i], np);
+      EXPECT(np == 1 && c->gid[p[0]] == f->gid[i], "vertex %lld: %d parents", (long long)f->gid[i], np);
     } else {
-      CHECK(np == 2 || (np == 4 && m->dim == 2), "new node %lld: %d parents", (long long)f->gid[i], np);
+      EXPECT(np == 2 || (np == 4 && m->dim == 2), "new node %lld: %d parents", (long long)f->gid[i], np);
     }
     for (int d = 0; d < 3; d++) {
       double s = 0;
       for (int k = 0; k < np; k++) s += c->xyz[3 * p[k] + d];
-      CHECK(fabs(s / np - f->xyz[3 * i + d]) <= 1e-15 * size, "node %lld is not at its parents' mean",
-            (long long)f->gid[i]);
+      EXPECT(fabs(s / np - f->xyz[3 * i + d]) <= 1e-15 * size, "node %lld is not at its parents' mean",
+             (long long)f->gid[i]);
     }
   }
   pm_refine_parents_destroy(&par);
@@ -258,22 +244,22 @@ static void run(MPI_Comm comm, const char *name, const char *how) {
     pm_local_destroy(&serial[k]);
   }
   pm_mesh_destroy(&m);
-  if (rank == 0) printf("test_refine %s np %d: checked K 1, 2\n", name, P);
+  if (g_rank == 0) printf("test_refine %s np %d: checked K 1, 2\n", name, P);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_rank(comm, &g_rank);
   if (argc < 3 || argc % 2 == 0) {
     fprintf(stderr, "usage: test_refine MESH metis|rcb [MESH metis|rcb]...\n");
     MPI_Abort(comm, 1);
   }
   for (int a = 1; a + 1 < argc; a += 2) run(comm, argv[a], argv[a + 1]);
-  int bad = 0;
-  MPI_Allreduce(&nfail, &bad, 1, MPI_INT, MPI_SUM, comm);
-  if (rank == 0) printf("test_refine: %s (%d failures)\n", bad ? "FAIL" : "ok", bad);
+  long bad = 0;
+  MPI_Allreduce(&g_fail, &bad, 1, MPI_LONG, MPI_SUM, comm);
+  if (g_rank == 0) printf("test_refine: %s (%ld failures)\n", bad ? "FAIL" : "ok", bad);
   MPI_Finalize();
   return bad ? EXIT_FAILURE : EXIT_SUCCESS;
 }

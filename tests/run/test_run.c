@@ -41,26 +41,7 @@
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_partdir.h"
 #include "pmesh/pm_run.h"
-
-static int g_rank, g_fail;
-
-#define EXPECT(cond, ...)                                                             \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "test_run: rank %d: FAIL (test_run.c:%d): ", g_rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                                   \
-      fputc('\n', stderr);                                                            \
-      g_fail = 1;                                                                     \
-    }                                                                                 \
-  } while (0)
-#define OK(expr)                                                                                \
-  do {                                                                                          \
-    int ok_ierr_ = (expr);                                                                      \
-    if (ok_ierr_) {                                                                             \
-      fprintf(stderr, "test_run: rank %d: %s failed: %s\n", g_rank, #expr, pm_error_message()); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                             \
-    }                                                                                           \
-  } while (0)
+#include "tu_check.h"
 
 /* Rank 0 writes the partition of `mesh_path` into `dir` with pm_partdir, as partition does. */
 static int write_partition(const char *mesh_path, int nparts, const char *dir) {
@@ -404,7 +385,7 @@ int main(int argc, char **argv) {
   free(u);
   free(v);
   free(w);
-  int fail = g_fail;
+  int fail = g_fail > 0;
   MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, comm);
   if (g_rank == 0) printf("test_run: %s on %d ranks\n", fail ? "FAILED" : "passed", size);
   MPI_Finalize();

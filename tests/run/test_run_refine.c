@@ -35,8 +35,6 @@
 #include "pmesh/pm_run.h"
 #include "tu_check.h"
 
-static int g_rank, g_fail;
-
 static pm_partition_t *load(MPI_Comm comm, const char *dir) {
   pm_partition_t *p = NULL;
   OK(pm_partition_load(comm, dir, pm_exchange_default(), &p));
@@ -271,7 +269,7 @@ int main(int argc, char **argv) {
   pm_partition_destroy(&b);
   pm_partition_destroy(&c);
   pm_partition_destroy(&c); /* NULL-safe */
-  MPI_Allreduce(MPI_IN_PLACE, &g_fail, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &g_fail, 1, MPI_LONG, MPI_SUM, comm);
   if (g_rank == 0) printf("test_run_refine: %s\n", g_fail ? "FAILED" : "ok");
   MPI_Finalize();
   return g_fail ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -31,9 +31,6 @@
 #include "tu_check.h"
 #include "tu_part.h"
 
-static int g_rank;
-static int g_fail;
-
 /* A user-written Jacobi: no diagonal_scaling, so CG takes its general path.  It counts its
  * applies; `fail_rank` >= 0 makes setup fail there; `negate` makes M^-1 = -I (indefinite). */
 typedef struct user_pc {
@@ -189,7 +186,7 @@ int main(int argc, char **argv) {
   pm_local_destroy(&local);
   free(b);
   free(u0);
-  int fails = g_fail;
+  int fails = g_fail > 0;
   pm_comm_allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, comm);
   if (g_rank == 0)
     printf("test_cg: %s (%d ranks, iterations none %d, jacobi %d, user %d)\n", fails ? "FAILED" : "passed", size,
