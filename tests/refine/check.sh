@@ -13,7 +13,7 @@ esac
 # Independent counts from the MSH file itself (awk): nodes V, unique edges E, lines L, triangles
 # T, quadrangles Q of the top dimension.  Refining: V' = V + E + Q (2D) or V + L (1D);
 # E' = 2E + 3T + 4Q; T' = 4T; Q' = 4Q; L' = 2L.
-counts=$("$PMESH_TESTBIN/refine_counts" "$mesh")
+counts=$(awk -f "$PMESH_TESTS/refine/counts.awk" "$mesh") || fail "counts.awk $mesh"
 for np in 1 2 3 4 8; do
   "$PARTITION" "$mesh" $np --method "$method" -o p.$np --quiet
   for K in 1 2; do
