@@ -1,4 +1,5 @@
-# Sourced by the partition test scripts: a fresh work directory per test, strict mode.
+# Sourced by the test scripts: a fresh work directory per test under the folder's build
+# directory, strict mode, fail().
 set -eu
 work="$PWD/work.$PMESH_TEST_NAME"
 rm -rf "$work"

@@ -1,4 +1,4 @@
-# Shared by the h5 test scripts: a python3 that has h5py and numpy, and fail().
+# Shared by the io test scripts: a python3 that has h5py and numpy, and fail().
 fail() { echo "FAIL: $*"; exit 1; }
 PY=
 for p in python3 /usr/bin/python3; do
