@@ -17,7 +17,7 @@
 # NOWB=1 also runs np = 1 and 2 with the write-behind off (PMESH_H5_WRITE_BEHIND=0; rows
 # 1-nowb, 2-nowb), to see what it brings.  BARE=1 also runs bench/h5_bare.c (rows 1-bare,
 # 2-bare): one dataset of the same MiB written collectively in 4 MiB calls from one warm
-# buffer, the floor of an HDF5 write here.  BASE=DIR also runs DIR/tests/test_h5, another build
+# buffer, the floor of an HDF5 write here.  BASE=DIR also runs DIR/tests/io/test_h5, another build
 # (an earlier commit, say), at np = 1 and 2 (rows 1-base, 2-base; with SOLVE=1 also its solve,
 # rows 1-solve-base, 2-solve-base): a change measured against
 # what it changes in the same run.  SETTLE=S sleeps S seconds before each timed command (h5 and
@@ -51,7 +51,7 @@ REP=${2:-3}
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 WORK=${WORK:-/tmp/pm_h5_bench}
 MESH=${MESH:-/tmp/big.msh}
-[ -x "$BUILD/tests/test_h5" ] || { echo "bench_h5: build $BUILD first (test_h5 missing)"; exit 1; }
+[ -x "$BUILD/tests/io/test_h5" ] || { echo "bench_h5: build $BUILD first (test_h5 missing)"; exit 1; }
 mkdir -p "$WORK"
 if [ ! -f "$MESH" ]; then
   echo "bench_h5: making $MESH with gmsh (takes a minute or more)"
@@ -65,7 +65,7 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 VARIANTS="1 2"
 [ "${NOWB:-0}" = 1 ] && VARIANTS="$VARIANTS 1-nowb 2-nowb"
 if [ -n "${BASE:-}" ]; then
-  [ -x "$BASE/tests/test_h5" ] || { echo "bench_h5: BASE=$BASE has no tests/test_h5"; exit 1; }
+  [ -x "$BASE/tests/io/test_h5" ] || { echo "bench_h5: BASE=$BASE has no tests/io/test_h5"; exit 1; }
   VARIANTS="$VARIANTS 1-base 2-base"
 fi
 [ "${SOLVE:-0}" = 1 ] && VARIANTS="$VARIANTS 1-solve 2-solve"
@@ -79,7 +79,7 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2
 : > runs.txt
 nv=$(echo $VARIANTS | wc -w)
 # One untimed write first: it tells the size of the file (for dd and h5_bare) and warms up.
-"$MPIEXEC" -n 1 "$BUILD/tests/test_h5" write big1 out1 --time > run.txt
+"$MPIEXEC" -n 1 "$BUILD/tests/io/test_h5" write big1 out1 --time > run.txt
 bytes=$(sed -n 's/^write seconds \([^ ]*\) bytes \([^ ]*\).*/\2/p' run.txt)
 mb=$(( (bytes + 1048575) / 1048576 ))
 i=1
@@ -88,7 +88,7 @@ while [ $i -le "$REP" ]; do
     v=$(echo $VARIANTS | cut -d' ' -f$(( (i + j) % nv + 1 )))
     np=${v%%-*}
     wb=1; [ "$v" = "$np-nowb" ] && wb=0
-    bin="$BUILD/tests/test_h5"; [ "$v" = "$np-base" ] && bin="$BASE/tests/test_h5"
+    bin="$BUILD/tests/io/test_h5"; [ "$v" = "$np-base" ] && bin="$BASE/tests/io/test_h5"
     [ "${REPLACE:-0}" = 1 ] || rm -f out$np.h5 out$np.xmf
     rm -f bare.h5
     sync

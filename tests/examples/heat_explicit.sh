@@ -1,7 +1,7 @@
 # heat_explicit.sh EXE: explicit heat steps to the steady state on disk_hole.msh (triangles,
 # a hole) at 1 and 3 ranks: max |u - (x + y)| <= 1e-9 (FEM reproduces linear fields exactly),
 # the same number of steps, and the written fields u agree between the two runs to 1e-12.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 exe=$1
 for np in 1 3; do
   "$PARTITION" "$PMESH_MESHES/disk_hole.msh" $np -o p$np --quiet

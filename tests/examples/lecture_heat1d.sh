@@ -1,7 +1,7 @@
 # lecture_heat1d.sh EXE: the lecture's 1D bar (NE = 15, input.dat with NEg = 15) at 1, 2, 3 and
 # 4 ranks: 15 iterations and T(15) = 112.5 (the analytic value, to 1e-12) on each; the
 # lecture's own input.dat (NEg = 10,000,000) against that mesh fails cleanly on every rank.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 exe=$1
 "$MESHGEN" line 15 1.0 -o bar.msh
 sed '1s/.*/15/' "$PMESH_LECTURE/input.dat" > in15.dat

@@ -1,7 +1,7 @@
 # struct_halo.sh EXE: a struct per node through every back-end, on mixed.msh (triangles and
 # quadrangles) at 4 ranks and on the lecture's 8x8 grid (its 32 external nodes): no wrong
 # record, and the copies counted at the owners equal the local nodes of all ranks.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 exe=$1
 "$PARTITION" "$PMESH_MESHES/mixed.msh" 4 -o mixed --quiet
 "$MESHGEN" grid 8 8 -o g8.msh

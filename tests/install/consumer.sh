@@ -29,7 +29,7 @@ libs="$work/prefix/lib:$work/prefix/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 LD_LIBRARY_PATH="$libs" "$work/prefix/bin/meshgen" line 15 1.0 -o "$work/bar.msh" > /dev/null
 LD_LIBRARY_PATH="$libs" "$work/prefix/bin/partition" "$work/bar.msh" 2 --method rcb -o "$work/bar" --quiet
 sed '1s/.*/15/' "$src/tests/lecture/input.dat" > "$work/in15.dat"
-# (MPICH's start-up leaks in a sanitizer build: see tests/halo.cmake.)
+# (MPICH's start-up leaks in a sanitizer build: see tests/halo/CMakeLists.txt.)
 LD_LIBRARY_PATH="$libs" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
   ${MPIEXEC:-mpiexec.mpich} -n 2 "$work/ebuild/lecture_heat1d" "$work/bar" "$work/in15.dat" > "$work/heat1d.out"
 cat "$work/heat1d.out"

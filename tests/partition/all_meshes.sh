@@ -1,6 +1,6 @@
 # Every bundled mesh, every method, 1..8 parts (--halo edge too at 3 and 8): the partition
 # passes --check.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 n=0
 for mesh in "$PMESH_MESHES"/*.msh; do
   for np in 1 2 3 4 5 6 7 8; do

@@ -1,5 +1,5 @@
 # The same input and options give byte-identical files; a re-run replaces the directory.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 mesh="$PMESH_MESHES/square.msh"
 for method in metis metis-rb rcb; do
   "$PARTITION" "$mesh" 5 --method $method --seed 7 -o a --quiet

@@ -1,5 +1,5 @@
 # The lecture's 1D bar (NE = 15, 16 nodes) on 4 ranks by RCB gives the lecture's tables.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 "$MESHGEN" line 15 1.0 -o bar15.msh
 for np in 2 3 4 5 8; do
   "$PARTITION" bar15.msh $np --method rcb -o bar.$np

@@ -1,5 +1,5 @@
 # The lecture's 8x8 5-point example on 4 ranks reproduces sqm.R / sq.R / test.lst.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 "$MESHGEN" grid 8 8 -o grid8.msh
 "$PARTITION" grid8.msh 4 --halo edge --method "file:$PMESH_LECTURE/sq4.part" -o lec2d
 "$PMESH_TESTBIN/lecture_check" 2d lec2d "$PMESH_LECTURE"

@@ -3,7 +3,7 @@
 # (sparse: binary search) must give the same local files, apart from the tags in #GLOBALID and
 # the fingerprint in #PARTITION.  The local files of big meshes use the fast path; this keeps the
 # other paths checked against it.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 scale_msh() { # scale_msh M IN OUT: MSH 4.1 ASCII with node tags multiplied by M
   awk -v M="$1" '
     function f(t) { return M * t }

@@ -1,7 +1,7 @@
 # refine/bad.sh: bad refinement levels are refused cleanly, with the figures, on every rank
 # (no hang): negative; so many that 32-bit local indices overflow; an edge-halo partition of
 # quadrangles (auxiliary nodes) is refused with a message naming the cause.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 "$PARTITION" "$PMESH_MESHES/square.msh" 2 -o p --quiet
 sh "$EXPECT_FAIL" "refinement levels -1: must be 0 or more" 30 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p -1 r ||
   fail "K = -1"

@@ -4,7 +4,7 @@
 # `partition --check` (one owner per node, mutual tables, element owners, mesh fingerprint),
 # its global counts are the independent ones (V + E + Q nodes, 4^K or 2^K times the elements),
 # and its refined nodes (tag, index, coordinates, owner-independent) are the same for every np.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 mesh=$1
 method=$2
 case $mesh in
@@ -13,7 +13,7 @@ esac
 # Independent counts from the MSH file itself (awk): nodes V, unique edges E, lines L, triangles
 # T, quadrangles Q of the top dimension.  Refining: V' = V + E + Q (2D) or V + L (1D);
 # E' = 2E + 3T + 4Q; T' = 4T; Q' = 4Q; L' = 2L.
-counts=$("$PMESH_TESTBIN/refine_counts" "$mesh")
+counts=$(awk -f "$PMESH_TESTS/refine/counts.awk" "$mesh") || fail "counts.awk $mesh"
 for np in 1 2 3 4 8; do
   "$PARTITION" "$mesh" $np --method "$method" -o p.$np --quiet
   for K in 1 2; do

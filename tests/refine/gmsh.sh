@@ -3,7 +3,7 @@
 # parallel, the refined nodes are gmsh's nodes after mapping by coordinates (gmsh renumbers),
 # with the same element count and the same node count in every group.  Refined twice against
 # gmsh -refine applied twice, on triangles.
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 command -v gmsh > /dev/null 2>&1 || { echo "gmsh not installed: skipped"; exit 0; }
 "$MESHGEN" grid 13 9 -o grid.msh > /dev/null
 for mesh in "$PMESH_MESHES/bar.msh" "$PMESH_MESHES/square.msh" "$PMESH_MESHES/mixed.msh" "$PMESH_MESHES/disk_hole.msh" grid.msh; do

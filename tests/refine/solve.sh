@@ -16,21 +16,20 @@
 #   restart     a transient refined run of 20 steps equals 10 steps plus a restart of 10 from
 #               the written series at other rank counts; a steady refined result restarts at
 #               another np in 0 or 1 iterations; a result of another K is refused
-. "$PMESH_TESTS/partition/common.sh"
+. "$PMESH_TESTS/common/work.sh"
 PY=python3
 $PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
-NUMDIFF="$PMESH_TESTBIN/numdiff"
 case $1 in
 invariance)
   mesh="$PMESH_MESHES/mixed.msh"
-  want=$("$PMESH_TESTBIN/refine_counts" "$mesh" | sed -n 3p) # nodes, elements after 2 refinements
+  want=$(awk -f "$PMESH_TESTS/refine/counts.awk" "$mesh" | sed -n 3p) # nodes, elements after 2 refinements (counts.awk)
   for np in 1 2 3 8; do
     "$PARTITION" "$mesh" $np -o p.$np --quiet
     "$MPIEXEC" -n $np "$SOLVE" -p p.$np --refine 2 --precond mg --source '1+x*y' --rtol 1e-12 -o r.$np.h5 \
       --dump-solution d.$np --dump-local l.$np > out.$np || fail "np $np: $(cat out.$np)"
     same=""
     [ $np -gt 1 ] && same="--same-as r.1.h5"
-    $PY "$PMESH_TESTS/solve/check_result.py" r.$np.h5 d.$np $np $same || fail "refined result at np $np"
+    $PY "$PMESH_TESTS/common/check_result.py" r.$np.h5 d.$np $np $same || fail "refined result at np $np"
     fp=$(sed -n 's/^mesh_fingerprint //p' l.$np/partition.meta)
     $PY - r.$np.h5 "$fp" "$want" << 'EOF' || fail "refined result at np $np: counts or fingerprint"
 import sys, h5py
@@ -148,7 +147,7 @@ EOF
   done
   ;;
 restart)
-  CHECK="$PMESH_TESTS/solve/check_transient.py"
+  CHECK="$PMESH_TESTS/common/check_transient.py"
   "$MESHGEN" grid 9 9 1 1 -o plate.msh > /dev/null
   for np in 2 3 4; do "$PARTITION" plate.msh $np -o p.$np --quiet; done
   run() { # np output.h5 steps [options]

@@ -1,7 +1,0 @@
-# Sourced by the partition test scripts: a fresh work directory per test, strict mode.
-set -eu
-work="$PWD/work.$PMESH_TEST_NAME"
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
