@@ -32,11 +32,10 @@ PM_EXTERN int pm_fem_assemble(const pm_local_t *local, const pm_problem_t *prob,
 
 /** Mark the nodes with a Dirichlet value: fixed[i] = 1 (else 0) for the NP local nodes, and
  *  u[i] = the value at marked nodes (other entries of u untouched; later groups win).
- *  Not collective. */
-PM_EXTERN int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob, char *fixed, double *u);
-/** The same with the Dirichlet values at time t.  Not collective. */
-PM_EXTERN int pm_fem_dirichlet_time(const pm_local_t *local, const pm_problem_t *prob, double t, char *fixed,
-                                    double *u);
+ *  Not collective.
+ *  @param[in] t  the time at which values that depend on t are evaluated (0 for a steady
+ *                problem; values that do not depend on t ignore it) */
+PM_EXTERN int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob, double t, char *fixed, double *u);
 
 typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
 

@@ -44,44 +44,47 @@ static int find_neib(const pm_local_t *l, int q) {
   return -1;
 }
 
-static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, pm_check_stats_t *st) {
-  int P = meta->nparts, ierr = PM_OK;
-  char path[4096], path2[4096];
-  owner_map_t om = {0};
-  int64_t *key = NULL, *perm = NULL, *eidx = NULL; /* freed at cleanup, on every path */
-
-  /* Each file: right rank, same partition, groups as in the metadata. */
+/* Each file: right rank, same partition, groups as in the metadata, internal nodes in ascending
+ * global id; and no file for a rank beyond the parts. */
+static int check_files(const char *dir, const pm_meta_t *meta, pm_local_t **loc) {
+  int P = meta->nparts;
+  char path[4096];
   for (int r = 0; r < P; r++) {
     const pm_local_t *l = loc[r];
-    PM_TRY(pm_local_path(dir, r, path, sizeof path));
-    PM_TRY_CHECK(l->has_mesh, PM_ERR_FORMAT, "%s: has only the lecture's tables; pmesh's sections are missing", path);
-    PM_TRY_CHECK(l->fingerprint == meta->fingerprint && l->nparts == P, PM_ERR_INCONSISTENT,
-                 "%s: #PARTITION: fingerprint %016llx of %d parts, but partition.meta has %016llx of %d parts: the "
-                 "file belongs to another partition",
-                 path, (unsigned long long)l->fingerprint, l->nparts, (unsigned long long)meta->fingerprint, P);
-    PM_TRY_CHECK(l->n_groups == meta->n_groups, PM_ERR_INCONSISTENT,
-                 "%s: #GROUP: %d groups, but partition.meta lists %d", path, l->n_groups, meta->n_groups);
+    PM_CALL(pm_local_path(dir, r, path, sizeof path));
+    PM_CHECK(l->has_mesh, PM_ERR_FORMAT, "%s: has only the lecture's tables; pmesh's sections are missing", path);
+    PM_CHECK(l->fingerprint == meta->fingerprint && l->nparts == P, PM_ERR_INCONSISTENT,
+             "%s: #PARTITION: fingerprint %016llx of %d parts, but partition.meta has %016llx of %d parts: the "
+             "file belongs to another partition",
+             path, (unsigned long long)l->fingerprint, l->nparts, (unsigned long long)meta->fingerprint, P);
+    PM_CHECK(l->n_groups == meta->n_groups, PM_ERR_INCONSISTENT, "%s: #GROUP: %d groups, but partition.meta lists %d",
+             path, l->n_groups, meta->n_groups);
     for (int g = 0; g < l->n_groups; g++)
-      PM_TRY_CHECK(strcmp(l->groups[g].name, meta->group_name[g]) == 0 && l->groups[g].dim == meta->group_dim[g],
-                   PM_ERR_INCONSISTENT, "%s: #GROUP entry %d is '%s' (dim %d), partition.meta says '%s' (dim %d)", path,
-                   g + 1, l->groups[g].name, l->groups[g].dim, meta->group_name[g], meta->group_dim[g]);
+      PM_CHECK(strcmp(l->groups[g].name, meta->group_name[g]) == 0 && l->groups[g].dim == meta->group_dim[g],
+               PM_ERR_INCONSISTENT, "%s: #GROUP entry %d is '%s' (dim %d), partition.meta says '%s' (dim %d)", path,
+               g + 1, l->groups[g].name, l->groups[g].dim, meta->group_name[g], meta->group_dim[g]);
     for (int32_t i = 1; i < l->n_internal; i++)
-      PM_TRY_CHECK(l->gid[i] > l->gid[i - 1], PM_ERR_INCONSISTENT,
-                   "%s: #GLOBALID: internal node %d (global id %lld) is not in ascending global-id order", path, i + 1,
-                   (long long)l->gid[i]);
+      PM_CHECK(l->gid[i] > l->gid[i - 1], PM_ERR_INCONSISTENT,
+               "%s: #GLOBALID: internal node %d (global id %lld) is not in ascending global-id order", path, i + 1,
+               (long long)l->gid[i]);
   }
-  PM_TRY(pm_local_path(dir, P, path, sizeof path));
+  PM_CALL(pm_local_path(dir, P, path, sizeof path));
   struct stat sb;
-  PM_TRY_CHECK(stat(path, &sb) != 0, PM_ERR_INCONSISTENT, "%s exists, but partition.meta says %d parts", path, P);
+  PM_CHECK(stat(path, &sb) != 0, PM_ERR_INCONSISTENT, "%s exists, but partition.meta says %d parts", path, P);
+  return PM_OK;
+}
 
-  /* Every global node internal on exactly one rank. */
-  int64_t n = 0;
+/* The owner map of the internal nodes of all P ranks, sorted by global id (om->gid and om->rank
+ * are the caller's to free, also after a failure). */
+static int owner_map_build(int P, pm_local_t **loc, owner_map_t *om) {
+  int ierr = PM_OK;
+  int64_t *key = NULL, *perm = NULL, n = 0;
+  int32_t *rk = NULL;
   for (int r = 0; r < P; r++) n += loc[r]->n_internal;
   PM_TRY(PM_MALLOC(key, n, "owner check"));
   PM_TRY(PM_MALLOC(perm, n, "owner check"));
-  PM_TRY(PM_MALLOC(om.gid, n, "owner map"));
-  PM_TRY(PM_MALLOC(om.rank, n, "owner map"));
-  int32_t *rk = NULL;
+  PM_TRY(PM_MALLOC(om->gid, n, "owner map"));
+  PM_TRY(PM_MALLOC(om->rank, n, "owner map"));
   PM_TRY(PM_MALLOC(rk, n, "owner check"));
   n = 0;
   for (int r = 0; r < P; r++)
@@ -89,37 +92,144 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
       key[n] = loc[r]->gid[i];
       rk[n++] = r;
     }
-  ierr = pm_argsort_i64(key, n, perm);
-  if (!ierr)
-    for (int64_t k = 0; k < n; k++) {
-      om.gid[k] = key[perm[k]];
-      om.rank[k] = rk[perm[k]];
-    }
+  PM_TRY(pm_argsort_i64(key, n, perm));
+  for (int64_t k = 0; k < n; k++) {
+    om->gid[k] = key[perm[k]];
+    om->rank[k] = rk[perm[k]];
+  }
+  om->n = n;
+cleanup:
   free(rk);
-  PM_TRY(ierr);
-  om.n = n;
-  for (int64_t k = 1; k < n; k++)
-    PM_TRY_CHECK(om.gid[k] != om.gid[k - 1], PM_ERR_INCONSISTENT,
-                 "global node %lld is internal on two ranks (%d and %d): see %s/local.%d and local.%d, #GLOBALID",
-                 (long long)om.gid[k], om.rank[k - 1], om.rank[k], dir, om.rank[k - 1], om.rank[k]);
-  PM_TRY_CHECK(n == meta->global_nodes, PM_ERR_INCONSISTENT,
-               "%lld nodes are internal on some rank, but partition.meta says global_nodes %lld", (long long)n,
-               (long long)meta->global_nodes);
+  free(key);
+  free(perm);
+  return ierr;
+}
 
-  /* Every node's global index is its position in ascending global-id order. */
+/* Every global node internal on exactly one rank, as many as the metadata says. */
+static int check_owners(const char *dir, const pm_meta_t *meta, const owner_map_t *om) {
+  for (int64_t k = 1; k < om->n; k++)
+    PM_CHECK(om->gid[k] != om->gid[k - 1], PM_ERR_INCONSISTENT,
+             "global node %lld is internal on two ranks (%d and %d): see %s/local.%d and local.%d, #GLOBALID",
+             (long long)om->gid[k], om->rank[k - 1], om->rank[k], dir, om->rank[k - 1], om->rank[k]);
+  PM_CHECK(om->n == meta->global_nodes, PM_ERR_INCONSISTENT,
+           "%lld nodes are internal on some rank, but partition.meta says global_nodes %lld", (long long)om->n,
+           (long long)meta->global_nodes);
+  return PM_OK;
+}
+
+/* Every node's global index is its position in ascending global-id order. */
+static int check_indices(const char *dir, int P, pm_local_t **loc, const owner_map_t *om) {
+  char path[4096];
   for (int r = 0; r < P; r++) {
     const pm_local_t *a = loc[r];
-    PM_TRY(pm_local_path(dir, r, path, sizeof path));
+    PM_CALL(pm_local_path(dir, r, path, sizeof path));
     for (int32_t i = 0; i < a->n_total + a->n_aux; i++) {
-      int64_t pos = position_of(&om, a->gid[i]);
-      PM_TRY_CHECK(pos >= 0, PM_ERR_INCONSISTENT, "%s: #GLOBALID entry %d: global id %lld is internal on no rank", path,
-                   i + 1, (long long)a->gid[i]);
-      PM_TRY_CHECK(a->node_index[i] == pos, PM_ERR_INCONSISTENT,
-                   "%s: #GLOBALID entry %d: global id %lld has index %lld, but its position in ascending global-id "
-                   "order is %lld",
-                   path, i + 1, (long long)a->gid[i], (long long)a->node_index[i], (long long)pos);
+      int64_t pos = position_of(om, a->gid[i]);
+      PM_CHECK(pos >= 0, PM_ERR_INCONSISTENT, "%s: #GLOBALID entry %d: global id %lld is internal on no rank", path,
+               i + 1, (long long)a->gid[i]);
+      PM_CHECK(a->node_index[i] == pos, PM_ERR_INCONSISTENT,
+               "%s: #GLOBALID entry %d: global id %lld has index %lld, but its position in ascending global-id "
+               "order is %lld",
+               path, i + 1, (long long)a->gid[i], (long long)a->node_index[i], (long long)pos);
     }
   }
+  return PM_OK;
+}
+
+/* Rank r's halo tables (file `path`): its neighbours list it back, its externals come from their
+ * owners, and each export list equals the neighbour's import list; counts the exchanged items. */
+static int check_tables(const char *dir, const char *path, pm_local_t **loc, int r, const owner_map_t *om,
+                        pm_check_stats_t *st) {
+  const pm_local_t *a = loc[r];
+  char path2[4096];
+  for (int k = 0; k < a->n_neib; k++) {
+    int q = a->neib[k];
+    const pm_local_t *b = loc[q];
+    PM_CALL(pm_local_path(dir, q, path2, sizeof path2));
+    int kb = find_neib(b, r);
+    PM_CHECK(kb >= 0, PM_ERR_INCONSISTENT, "%s: #NEIBPE lists rank %d, but %s does not list rank %d", path, q, path2,
+             r);
+    for (int32_t j = a->import_index[k]; j < a->import_index[k + 1]; j++) {
+      int64_t g = a->gid[a->import_item[j]];
+      int32_t w = owner_of(om, g);
+      PM_CHECK(w == q, PM_ERR_INCONSISTENT,
+               "%s: #IMPORTitems entry %d (node %d, global id %lld) is imported from rank %d, but its owner is "
+               "%s%d",
+               path, j + 1, a->import_item[j] + 1, (long long)g, q, w < 0 ? "no rank " : "rank ", w);
+    }
+    int32_t ne = a->export_index[k + 1] - a->export_index[k];
+    int32_t ni = b->import_index[kb + 1] - b->import_index[kb];
+    PM_CHECK(ne == ni, PM_ERR_INCONSISTENT,
+             "%s: #EXPORTindex: %d nodes exported to rank %d, but %s #IMPORTindex imports %d from rank %d", path, ne, q,
+             path2, ni, r);
+    for (int32_t j = 0; j < ne; j++) {
+      int64_t ge = a->gid[a->export_item[a->export_index[k] + j]];
+      int64_t gi = b->gid[b->import_item[b->import_index[kb] + j]];
+      PM_CHECK(ge == gi, PM_ERR_INCONSISTENT,
+               "%s: #EXPORTitems entry %d (export %d to rank %d) is global id %lld, but %s #IMPORTitems entry %d "
+               "(import %d from rank %d) is global id %lld",
+               path, a->export_index[k] + j + 1, j + 1, q, (long long)ge, path2, b->import_index[kb] + j + 1, j + 1, r,
+               (long long)gi);
+    }
+    st->exchanged_items += ne;
+  }
+  return PM_OK;
+}
+
+/* Rank r's elements (file `path`): each touches an internal node and is owned by the owner of
+ * its lowest node; the global indices of those r owns are appended to eidx. */
+static int check_elements(const char *path, const pm_meta_t *meta, const pm_local_t *a, int r, const owner_map_t *om,
+                          int64_t *eidx, int64_t *nelem_owned) {
+  for (int32_t e = 0; e < a->n_elems; e++) {
+    int64_t gmin = INT64_MAX;
+    int touches = 0;
+    for (int32_t j = a->elem_ptr[e]; j < a->elem_ptr[e + 1]; j++) {
+      int32_t v = a->elem_node[j];
+      if (a->gid[v] < gmin) gmin = a->gid[v];
+      touches |= v < a->n_internal;
+    }
+    PM_CHECK(touches, PM_ERR_INCONSISTENT, "%s: #ELEMENT %d (global id %lld) touches no internal node", path, e + 1,
+             (long long)a->elem_gid[e]);
+    PM_CHECK(owner_of(om, gmin) == a->elem_owner[e], PM_ERR_INCONSISTENT,
+             "%s: #ELEMENT %d (global id %lld): owner %d, but its lowest node %lld belongs to rank %d", path, e + 1,
+             (long long)a->elem_gid[e], a->elem_owner[e], (long long)gmin, owner_of(om, gmin));
+    if (a->elem_owner[e] == r) {
+      PM_CHECK(*nelem_owned < meta->global_elems, PM_ERR_INCONSISTENT,
+               "%s: #ELEMENT %d: more owned elements than global_elements %lld", path, e + 1,
+               (long long)meta->global_elems);
+      eidx[(*nelem_owned)++] = a->elem_index[e];
+    }
+  }
+  return PM_OK;
+}
+
+/* The owned elements' global indices (eidx, sorted here) are 0..global_elements-1, each once. */
+static int check_owned(const char *dir, const pm_meta_t *meta, int64_t *eidx, int64_t nelem_owned) {
+  int ierr = pm_sort_i64(eidx, nelem_owned);
+  for (int64_t k = 0; !ierr && k < nelem_owned; k++)
+    if (eidx[k] != k)
+      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                          "%s: the owned elements' indices are not 0..%lld: index %lld is %s", dir,
+                          (long long)meta->global_elems - 1, (long long)(eidx[k] < k ? eidx[k] : k),
+                          eidx[k] < k ? "owned twice" : "owned by no rank");
+  PM_CALL(ierr);
+  PM_CHECK(nelem_owned == meta->global_elems, PM_ERR_INCONSISTENT,
+           "%lld elements are owned by the rank whose file lists them, but partition.meta says global_elements "
+           "%lld",
+           (long long)nelem_owned, (long long)meta->global_elems);
+  return PM_OK;
+}
+
+static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, pm_check_stats_t *st) {
+  int P = meta->nparts, ierr = PM_OK;
+  char path[4096];
+  owner_map_t om = {0};
+  int64_t *eidx = NULL; /* freed at cleanup, on every path */
+
+  PM_TRY(check_files(dir, meta, loc));
+  PM_TRY(owner_map_build(P, loc, &om));
+  PM_TRY(check_owners(dir, meta, &om));
+  PM_TRY(check_indices(dir, P, loc, &om));
 
   /* Externals come from their owners; tables mutual and equal; element owners. */
   int64_t nelem_owned = 0, nelem_listed = 0;
@@ -131,73 +241,12 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
   PM_TRY(PM_MALLOC(eidx, meta->global_elems, "element index check"));
   st->external_nodes = st->exchanged_items = 0;
   for (int r = 0; r < P; r++) {
-    const pm_local_t *a = loc[r];
     PM_TRY(pm_local_path(dir, r, path, sizeof path));
-    for (int k = 0; k < a->n_neib; k++) {
-      int q = a->neib[k];
-      const pm_local_t *b = loc[q];
-      PM_TRY(pm_local_path(dir, q, path2, sizeof path2));
-      int kb = find_neib(b, r);
-      PM_TRY_CHECK(kb >= 0, PM_ERR_INCONSISTENT, "%s: #NEIBPE lists rank %d, but %s does not list rank %d", path, q,
-                   path2, r);
-      for (int32_t j = a->import_index[k]; j < a->import_index[k + 1]; j++) {
-        int64_t g = a->gid[a->import_item[j]];
-        int32_t w = owner_of(&om, g);
-        PM_TRY_CHECK(w == q, PM_ERR_INCONSISTENT,
-                     "%s: #IMPORTitems entry %d (node %d, global id %lld) is imported from rank %d, but its owner is "
-                     "%s%d",
-                     path, j + 1, a->import_item[j] + 1, (long long)g, q, w < 0 ? "no rank " : "rank ", w);
-      }
-      int32_t ne = a->export_index[k + 1] - a->export_index[k];
-      int32_t ni = b->import_index[kb + 1] - b->import_index[kb];
-      PM_TRY_CHECK(ne == ni, PM_ERR_INCONSISTENT,
-                   "%s: #EXPORTindex: %d nodes exported to rank %d, but %s #IMPORTindex imports %d from rank %d", path,
-                   ne, q, path2, ni, r);
-      for (int32_t j = 0; j < ne; j++) {
-        int64_t ge = a->gid[a->export_item[a->export_index[k] + j]];
-        int64_t gi = b->gid[b->import_item[b->import_index[kb] + j]];
-        PM_TRY_CHECK(ge == gi, PM_ERR_INCONSISTENT,
-                     "%s: #EXPORTitems entry %d (export %d to rank %d) is global id %lld, but %s #IMPORTitems entry %d "
-                     "(import %d from rank %d) is global id %lld",
-                     path, a->export_index[k] + j + 1, j + 1, q, (long long)ge, path2, b->import_index[kb] + j + 1,
-                     j + 1, r, (long long)gi);
-      }
-      st->exchanged_items += ne;
-    }
-    st->external_nodes += a->n_total - a->n_internal;
-    for (int32_t e = 0; e < a->n_elems; e++) {
-      int64_t gmin = INT64_MAX;
-      int touches = 0;
-      for (int32_t j = a->elem_ptr[e]; j < a->elem_ptr[e + 1]; j++) {
-        int32_t v = a->elem_node[j];
-        if (a->gid[v] < gmin) gmin = a->gid[v];
-        touches |= v < a->n_internal;
-      }
-      PM_TRY_CHECK(touches, PM_ERR_INCONSISTENT, "%s: #ELEMENT %d (global id %lld) touches no internal node", path,
-                   e + 1, (long long)a->elem_gid[e]);
-      PM_TRY_CHECK(owner_of(&om, gmin) == a->elem_owner[e], PM_ERR_INCONSISTENT,
-                   "%s: #ELEMENT %d (global id %lld): owner %d, but its lowest node %lld belongs to rank %d", path,
-                   e + 1, (long long)a->elem_gid[e], a->elem_owner[e], (long long)gmin, owner_of(&om, gmin));
-      if (a->elem_owner[e] == r) {
-        PM_TRY_CHECK(nelem_owned < meta->global_elems, PM_ERR_INCONSISTENT,
-                     "%s: #ELEMENT %d: more owned elements than global_elements %lld", path, e + 1,
-                     (long long)meta->global_elems);
-        eidx[nelem_owned++] = a->elem_index[e];
-      }
-    }
+    PM_TRY(check_tables(dir, path, loc, r, &om, st));
+    st->external_nodes += loc[r]->n_total - loc[r]->n_internal;
+    PM_TRY(check_elements(path, meta, loc[r], r, &om, eidx, &nelem_owned));
   }
-  ierr = pm_sort_i64(eidx, nelem_owned);
-  for (int64_t k = 0; !ierr && k < nelem_owned; k++)
-    if (eidx[k] != k)
-      ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                          "%s: the owned elements' indices are not 0..%lld: index %lld is %s", dir,
-                          (long long)meta->global_elems - 1, (long long)(eidx[k] < k ? eidx[k] : k),
-                          eidx[k] < k ? "owned twice" : "owned by no rank");
-  PM_TRY(ierr);
-  PM_TRY_CHECK(nelem_owned == meta->global_elems, PM_ERR_INCONSISTENT,
-               "%lld elements are owned by the rank whose file lists them, but partition.meta says global_elements "
-               "%lld",
-               (long long)nelem_owned, (long long)meta->global_elems);
+  PM_TRY(check_owned(dir, meta, eidx, nelem_owned));
   /* The mesh fingerprint partition stored (version 2) is the one these files give. */
   if (meta->has_mesh_fingerprint) {
     uint64_t fp = pm_fingerprint_parts(P, loc, meta);
@@ -211,8 +260,6 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
   st->global_elems = meta->global_elems;
 cleanup:
   free(eidx);
-  free(key);
-  free(perm);
   free(om.gid);
   free(om.rank);
   return ierr;

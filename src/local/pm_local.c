@@ -518,10 +518,9 @@ int pm_local_hex64(const char *t, size_t n, uint64_t *v) {
   return 1;
 }
 
-static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
+/* #NEIBPEtot and #NEIBPE: the neighbour ranks, distinct and other than expect_rank. */
+static int read_neighbours(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   int64_t x;
-  l->rank = expect_rank;
-  l->nparts = 0;
   PM_CALL(expect_header(s, "#NEIBPEtot", NULL));
   PM_CALL(pm_scan_int64(s, 0, 1 << 20, "number of neighbours (#NEIBPEtot)", &x));
   /* each neighbour takes at least 2 bytes in #NEIBPE, and 2 in each index */
@@ -540,6 +539,33 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
       PM_CHECK(l->neib[j] != l->neib[k], PM_ERR_FORMAT, "%s:%lld: #NEIBPE lists rank %d twice (entries %d and %d)",
                s->path, (long long)s->line, l->neib[k], j + 1, k + 1);
   }
+  return PM_OK;
+}
+
+/* #IMPORTitems: the ni external node numbers, every one of N+1..NP imported exactly once. */
+static int read_imports(pm_scan_t *s, pm_local_t *l, int32_t ni) {
+  int64_t x, n = l->n_internal, np = l->n_total;
+  int32_t *first = NULL; /* entry that imports each external node, 0: none yet */
+  PM_CALL(PM_CALLOC(first, ni + 1, "import check"));
+  int ierr = PM_OK;
+  for (int32_t i = 0; i < ni && !ierr; i++) {
+    ierr = entry_int(s, "#IMPORTitems", i + 1, ni, n + 1, np, "an external node number, N+1..NP", &x);
+    if (ierr) break;
+    int32_t v = (int32_t)(x - n - 1);
+    if (first[v])
+      ierr = PM_SCAN_FAIL(s, PM_ERR_FORMAT,
+                          "#IMPORTitems entry %d: external node %lld is imported twice (entries %d "
+                          "and %d); each of N+1..NP must appear once",
+                          i + 1, (long long)x, first[v], i + 1);
+    first[v] = i + 1;
+    l->import_item[i] = (int32_t)(x - 1);
+  }
+  free(first);
+  return ierr;
+}
+
+/* #NODE (NP and N) and the halo tables #IMPORTindex .. #EXPORTitems. */
+static int read_tables(pm_scan_t *s, pm_local_t *l) {
   PM_CALL(expect_header(s, "#NODE", NULL));
   int64_t np, n;
   PM_CALL(pm_scan_int64(s, 0, INT32_MAX - 1, "number of nodes NP (#NODE)", &np));
@@ -556,38 +582,21 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   int32_t ni = l->import_index[l->n_neib];
   PM_CALL(PM_MALLOC(l->import_item, ni, "import items"));
   PM_CALL(expect_header(s, "#IMPORTitems", NULL));
-  {
-    /* Every external node is imported exactly once. */
-    int32_t *first = NULL; /* entry that imports each external node, 0: none yet */
-    PM_CALL(PM_CALLOC(first, ni + 1, "import check"));
-    int ierr = PM_OK;
-    for (int32_t i = 0; i < ni && !ierr; i++) {
-      ierr = entry_int(s, "#IMPORTitems", i + 1, ni, n + 1, np, "an external node number, N+1..NP", &x);
-      if (ierr) break;
-      int32_t v = (int32_t)(x - n - 1);
-      if (first[v])
-        ierr = PM_SCAN_FAIL(s, PM_ERR_FORMAT,
-                            "#IMPORTitems entry %d: external node %lld is imported twice (entries %d "
-                            "and %d); each of N+1..NP must appear once",
-                            i + 1, (long long)x, first[v], i + 1);
-      first[v] = i + 1;
-      l->import_item[i] = (int32_t)(x - 1);
-    }
-    free(first);
-    PM_CALL(ierr);
-  }
+  PM_CALL(read_imports(s, l, ni));
   PM_CALL(expect_header(s, "#EXPORTindex", NULL));
   PM_CALL(read_index(s, l->n_neib, "#EXPORTindex", l->export_index));
   PM_CALL(PM_MALLOC(l->export_item, l->export_index[l->n_neib], "export items"));
   PM_CALL(expect_header(s, "#EXPORTitems", NULL));
   PM_CALL(read_items(s, "#EXPORTitems", l->export_index[l->n_neib], 1, (int32_t)n, "an internal node number, 1..N",
                      l->export_item));
+  return PM_OK;
+}
 
-  int found;
-  PM_CALL(expect_header(s, "#AUXNODE", &found));
-  if (!found) return PM_OK; /* a lecture file: the tables only */
-  l->has_mesh = 1;
-  int32_t na, nt, ne;
+/* #AUXNODE count (its header already read), #GLOBALID and #COORD: every local node's global id,
+ * global index and coordinates; *nt_out = NP + NA. */
+static int read_nodes(pm_scan_t *s, pm_local_t *l, int32_t *nt_out) {
+  int64_t np = l->n_total;
+  int32_t na = 0, nt = 0, nc = 0;
   PM_CALL(read_count(s, "#AUXNODE count", 4, INT32_MAX - np, &na));
   l->n_aux = na;
   PM_CALL(expect_header(s, "#GLOBALID", NULL));
@@ -602,14 +611,22 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
     PM_CALL(entry_int(s, "#GLOBALID", i + 1, nt, 0, INT64_MAX - 1, "a global node index", &l->node_index[i]));
   }
   PM_CALL(expect_header(s, "#COORD", NULL));
-  PM_CALL(read_count(s, "#COORD count", 6, INT32_MAX, &ne));
-  PM_CHECK(ne == nt, PM_ERR_FORMAT, "%s:%lld: #COORD count %d must equal the #GLOBALID count %d", s->path,
-           (long long)s->line, ne, nt);
+  PM_CALL(read_count(s, "#COORD count", 6, INT32_MAX, &nc));
+  PM_CHECK(nc == nt, PM_ERR_FORMAT, "%s:%lld: #COORD count %d must equal the #GLOBALID count %d", s->path,
+           (long long)s->line, nc, nt);
   PM_CALL(PM_MALLOC(l->xyz, 3 * (int64_t)nt, "coordinates"));
   for (int64_t i = 0; i < 3 * (int64_t)nt; i++) {
     static const char *axis[3] = {"an x coordinate", "a y coordinate", "a z coordinate"};
     PM_CALL(entry_double(s, "#COORD", i / 3 + 1, nt, axis[i % 3], &l->xyz[i]));
   }
+  *nt_out = nt;
+  return PM_OK;
+}
+
+/* #ELEMENT: the elements over the nt local nodes.  The owner range is checked against nparts
+ * after #PARTITION. */
+static int read_elements(pm_scan_t *s, pm_local_t *l, int32_t nt) {
+  int32_t ne = 0;
   PM_CALL(expect_header(s, "#ELEMENT", NULL));
   PM_CALL(read_count(s, "#ELEMENT count", 11, INT32_MAX / 4, &ne));
   l->n_elems = ne;
@@ -618,7 +635,6 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CALL(PM_MALLOC(l->elem_index, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_owner, ne, "elements"));
   PM_CALL(PM_MALLOC(l->elem_ptr, (int64_t)ne + 1, "elements"));
-  /* The owner range is checked against nparts after #PARTITION. */
   records_t er = {.list = "#ELEMENT", .shape = "type gid index owner n1 .. nk", .n = ne, .nt = nt};
   er.type = l->elem_type;
   er.gid = l->elem_gid;
@@ -626,51 +642,56 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   er.owner = l->elem_owner;
   er.ptr = l->elem_ptr;
   er.node = &l->elem_node;
-  PM_CALL(read_records(s, &er));
-  PM_CALL(expect_header(s, "#GROUP", NULL));
-  int32_t ng;
-  PM_CALL(read_count(s, "#GROUP count", 10, 99999, &ng));
-  PM_CALL(PM_CALLOC(l->groups, ng, "groups"));
-  for (int32_t g = 0; g < ng; g++) {
-    pm_local_group_t *gr = &l->groups[g];
-    l->n_groups = (int)g + 1;
-    const char *t;
-    size_t tn;
-    PM_CALL(pm_scan_token(s, &t, &tn));
-    if (!t || t[0] == '#' || tn >= 256)
-      return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "#GROUP: expected group %d of %d's name, found %s%s%s%s", g + 1, ng,
-                          t ? "'" : "", t ? s->tok : "the end of the file", t ? "'" : "",
-                          t && t[0] == '#' ? " (fewer groups than the count says)" : "");
-    PM_CALL(PM_MALLOC(gr->name, tn + 1, "group name"));
-    memcpy(gr->name, t, tn);
-    gr->name[tn] = '\0';
-    char what[320];
-    snprintf(what, sizeof what, "#GROUP '%s' dimension", gr->name);
-    PM_CALL(pm_scan_int64(s, 0, 3, what, &x));
-    gr->dim = (int)x;
-    snprintf(what, sizeof what, "#GROUP '%s' node count", gr->name);
-    PM_CALL(read_count(s, what, 2, nt, &gr->n_nodes));
-    snprintf(what, sizeof what, "#GROUP '%s' face count", gr->name);
-    PM_CALL(read_count(s, what, 6, INT32_MAX / 4, &gr->n_faces));
-    snprintf(what, sizeof what, "#GROUP '%s' element count", gr->name);
-    PM_CALL(read_count(s, what, 2, ne, &gr->n_elems));
-    PM_CALL(PM_MALLOC(gr->nodes, gr->n_nodes, "group nodes"));
-    snprintf(what, sizeof what, "#GROUP '%s' node", gr->name);
-    PM_CALL(read_items(s, what, gr->n_nodes, 1, nt, "a node number", gr->nodes));
-    PM_CALL(PM_MALLOC(gr->face_type, gr->n_faces, "group faces"));
-    PM_CALL(PM_MALLOC(gr->face_gid, gr->n_faces, "group faces"));
-    PM_CALL(PM_MALLOC(gr->face_ptr, (int64_t)gr->n_faces + 1, "group faces"));
-    snprintf(what, sizeof what, "#GROUP '%s' face", gr->name);
-    records_t fr = {.list = what, .shape = "type gid n1 .. nk", .n = gr->n_faces, .nt = nt};
-    fr.type = gr->face_type;
-    fr.gid = gr->face_gid;
-    fr.ptr = gr->face_ptr;
-    fr.node = &gr->face_node;
-    PM_CALL(read_records(s, &fr));
-    PM_CALL(PM_MALLOC(gr->elems, gr->n_elems, "group elements"));
-    snprintf(what, sizeof what, "#GROUP '%s' element", gr->name);
-    PM_CALL(read_items(s, what, gr->n_elems, 1, ne, "an element number", gr->elems));
-  }
+  return read_records(s, &er);
+}
+
+/* Group g of ng in #GROUP: name, dimension, counts, node numbers, face records, element numbers
+ * (over nt nodes and ne elements). */
+static int read_group(pm_scan_t *s, pm_local_group_t *gr, int32_t g, int32_t ng, int32_t nt, int32_t ne) {
+  const char *t;
+  size_t tn;
+  int64_t x;
+  PM_CALL(pm_scan_token(s, &t, &tn));
+  if (!t || t[0] == '#' || tn >= 256)
+    return PM_SCAN_FAIL(s, PM_ERR_FORMAT, "#GROUP: expected group %d of %d's name, found %s%s%s%s", g + 1, ng,
+                        t ? "'" : "", t ? s->tok : "the end of the file", t ? "'" : "",
+                        t && t[0] == '#' ? " (fewer groups than the count says)" : "");
+  PM_CALL(PM_MALLOC(gr->name, tn + 1, "group name"));
+  memcpy(gr->name, t, tn);
+  gr->name[tn] = '\0';
+  char what[320];
+  snprintf(what, sizeof what, "#GROUP '%s' dimension", gr->name);
+  PM_CALL(pm_scan_int64(s, 0, 3, what, &x));
+  gr->dim = (int)x;
+  snprintf(what, sizeof what, "#GROUP '%s' node count", gr->name);
+  PM_CALL(read_count(s, what, 2, nt, &gr->n_nodes));
+  snprintf(what, sizeof what, "#GROUP '%s' face count", gr->name);
+  PM_CALL(read_count(s, what, 6, INT32_MAX / 4, &gr->n_faces));
+  snprintf(what, sizeof what, "#GROUP '%s' element count", gr->name);
+  PM_CALL(read_count(s, what, 2, ne, &gr->n_elems));
+  PM_CALL(PM_MALLOC(gr->nodes, gr->n_nodes, "group nodes"));
+  snprintf(what, sizeof what, "#GROUP '%s' node", gr->name);
+  PM_CALL(read_items(s, what, gr->n_nodes, 1, nt, "a node number", gr->nodes));
+  PM_CALL(PM_MALLOC(gr->face_type, gr->n_faces, "group faces"));
+  PM_CALL(PM_MALLOC(gr->face_gid, gr->n_faces, "group faces"));
+  PM_CALL(PM_MALLOC(gr->face_ptr, (int64_t)gr->n_faces + 1, "group faces"));
+  snprintf(what, sizeof what, "#GROUP '%s' face", gr->name);
+  records_t fr = {.list = what, .shape = "type gid n1 .. nk", .n = gr->n_faces, .nt = nt};
+  fr.type = gr->face_type;
+  fr.gid = gr->face_gid;
+  fr.ptr = gr->face_ptr;
+  fr.node = &gr->face_node;
+  PM_CALL(read_records(s, &fr));
+  PM_CALL(PM_MALLOC(gr->elems, gr->n_elems, "group elements"));
+  snprintf(what, sizeof what, "#GROUP '%s' element", gr->name);
+  PM_CALL(read_items(s, what, gr->n_elems, 1, ne, "an element number", gr->elems));
+  return PM_OK;
+}
+
+/* #PARTITION (fingerprint, number of parts, rank) with the checks that need the number of parts,
+ * and #END as the last token. */
+static int read_partition(pm_scan_t *s, int expect_rank, pm_local_t *l) {
+  int64_t x;
   PM_CALL(expect_header(s, "#PARTITION", NULL));
   const char *t;
   size_t tn;
@@ -690,7 +711,7 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
     PM_CHECK(l->neib[k] < l->nparts && l->neib[k] != l->rank, PM_ERR_FORMAT,
              "%s: #NEIBPE entry %d is rank %d, not another rank of the %d parts that #PARTITION (line %lld) gives",
              s->path, k + 1, l->neib[k], l->nparts, (long long)pline);
-  for (int32_t e = 0; e < ne; e++)
+  for (int32_t e = 0; e < l->n_elems; e++)
     PM_CHECK(l->elem_owner[e] < l->nparts, PM_ERR_FORMAT,
              "%s: #ELEMENT entry %d: owner rank %d, but #PARTITION (line %lld) gives %d parts (ranks 0..%d)", s->path,
              e + 1, l->elem_owner[e], (long long)pline, l->nparts, l->nparts - 1);
@@ -698,6 +719,29 @@ static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
   PM_CALL(pm_scan_token(s, &t, &tn));
   PM_CHECK(!t, PM_ERR_FORMAT, "%s:%lld: unexpected '%s' after #END", s->path, (long long)s->line, s->tok);
   return PM_OK;
+}
+
+/* A local-mesh file, section by section; a lecture file ends after the halo tables. */
+static int local_read(pm_scan_t *s, int expect_rank, pm_local_t *l) {
+  l->rank = expect_rank;
+  l->nparts = 0;
+  PM_CALL(read_neighbours(s, expect_rank, l));
+  PM_CALL(read_tables(s, l));
+  int found;
+  PM_CALL(expect_header(s, "#AUXNODE", &found));
+  if (!found) return PM_OK; /* a lecture file: the tables only */
+  l->has_mesh = 1;
+  int32_t nt = 0, ng = 0;
+  PM_CALL(read_nodes(s, l, &nt));
+  PM_CALL(read_elements(s, l, nt));
+  PM_CALL(expect_header(s, "#GROUP", NULL));
+  PM_CALL(read_count(s, "#GROUP count", 10, 99999, &ng));
+  PM_CALL(PM_CALLOC(l->groups, ng, "groups"));
+  for (int32_t g = 0; g < ng; g++) {
+    l->n_groups = (int)g + 1;
+    PM_CALL(read_group(s, &l->groups[g], g, ng, nt, l->n_elems));
+  }
+  return read_partition(s, expect_rank, l);
 }
 
 int pm_local_read(const char *path, int expect_rank, pm_local_t **local) {

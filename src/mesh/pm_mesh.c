@@ -274,61 +274,91 @@ cleanup:
   return ierr;
 }
 
-int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
-  int ierr = PM_OK;
-  pm_mesh_t *m = NULL;
-  int64_t *perm = NULL, *sorted = NULL, *newidx = NULL, *raw2face = NULL, *raw2elem = NULL;
-  const int64_t *tags = NULL; /* node tags in ascending order: msh->node_tag or sorted */
-  int64_t *stamp = NULL, *order = NULL, *dup = NULL;
-  uint64_t *gbits = NULL;
-  phys_key_t *keys = NULL, *mkey = NULL;
-  tag_map_t tm = {0};
-  int64_t conv[8];
-  *mesh = NULL;
+/* The state of pm_mesh_from_msh between its steps: the mesh being built and the work arrays,
+ * all freed by build_free. */
+typedef struct build {
+  const pm_msh_t *msh;
+  pm_mesh_t *m;
+  int dim;
+  int ident;                    /* the raw node tags are lo, lo+1, ... in file order */
+  const int64_t *tags;          /* node tags in ascending order: msh->node_tag or sorted */
+  int64_t *perm, *sorted;       /* the sort of the raw tags (NULL when ident) */
+  tag_map_t tm;                 /* tag -> sorted node, then -> new node */
+  int64_t *dup;                 /* find_copies */
+  int64_t *newidx;              /* [n_nodes of msh] new index of a sorted node, -1 if dropped */
+  int64_t *raw2elem, *raw2face; /* [n_elems of msh] the cell or face of a raw element, or -1 */
+  phys_key_t *mkey, *keys;      /* memberships sorted by group; the distinct groups */
+  int64_t *stamp, *order;       /* group_nodes' marks; the members of one group */
+  uint64_t *gbits;              /* group_nodes' bitmap, allocated for the first large group */
+} build_t;
 
-  PM_TRY(PM_CALLOC(m, 1, "mesh"));
+static void build_free(build_t *b) {
+  pm_mesh_destroy(&b->m);
+  free(b->perm);
+  free(b->sorted);
+  free(b->newidx);
+  free(b->raw2face);
+  free(b->raw2elem);
+  free(b->stamp);
+  free(b->gbits);
+  free(b->order);
+  free(b->dup);
+  free(b->keys);
+  free(b->mkey);
+  free(b->tm.table);
+}
+
+/* The mesh dimension: the highest of its elements, which must be 1 or 2. */
+static int mesh_dim(const pm_msh_t *msh, int *dim_out) {
   int dim = 0;
   for (int64_t e = 0; e < msh->n_elems; e++) {
     int d = pm_msh_type_dim(msh->elem_type[e]);
     if (d > dim) dim = d;
   }
-  PM_TRY_CHECK(dim == 1 || dim == 2, PM_ERR_FORMAT,
-               "the mesh has no lines, triangles or quadrangles: nothing to partition "
-               "(pmesh reads 1D meshes of lines and 2D meshes of triangles/quadrangles)");
-  m->dim = dim;
+  PM_CHECK(dim == 1 || dim == 2, PM_ERR_FORMAT,
+           "the mesh has no lines, triangles or quadrangles: nothing to partition "
+           "(pmesh reads 1D meshes of lines and 2D meshes of triangles/quadrangles)");
+  *dim_out = dim;
+  return PM_OK;
+}
 
-  /* Nodes in ascending tag order. */
+/* The raw nodes in ascending tag order, and the tag map over them. */
+static int sort_nodes(build_t *b) {
+  const pm_msh_t *msh = b->msh;
   int64_t nraw = msh->n_nodes;
   /* Tags lo, lo+1, ... in file order (what Gmsh writes): already sorted, no permutation. */
-  int ident = 1;
-  for (int64_t i = 1; i < nraw && ident; i++) ident = msh->node_tag[i] == msh->node_tag[i - 1] + 1;
-  if (ident) {
-    tags = msh->node_tag;
+  b->ident = 1;
+  for (int64_t i = 1; i < nraw && b->ident; i++) b->ident = msh->node_tag[i] == msh->node_tag[i - 1] + 1;
+  if (b->ident) {
+    b->tags = msh->node_tag;
   } else {
-    PM_TRY(PM_MALLOC(perm, nraw, "node order"));
-    PM_TRY(pm_argsort_i64(msh->node_tag, nraw, perm));
-    PM_TRY(PM_MALLOC(sorted, nraw, "sorted node tags"));
-    for (int64_t i = 0; i < nraw; i++) sorted[i] = msh->node_tag[perm[i]];
+    PM_CALL(PM_MALLOC(b->perm, nraw, "node order"));
+    PM_CALL(pm_argsort_i64(msh->node_tag, nraw, b->perm));
+    PM_CALL(PM_MALLOC(b->sorted, nraw, "sorted node tags"));
+    int64_t *sorted = b->sorted;
+    for (int64_t i = 0; i < nraw; i++) sorted[i] = msh->node_tag[b->perm[i]];
     for (int64_t i = 1; i < nraw; i++)
-      PM_TRY_CHECK(sorted[i] != sorted[i - 1], PM_ERR_FORMAT, "node tag %lld appears twice", (long long)sorted[i]);
-    tags = sorted;
+      PM_CHECK(sorted[i] != sorted[i - 1], PM_ERR_FORMAT, "node tag %lld appears twice", (long long)sorted[i]);
+    b->tags = sorted;
   }
-  PM_TRY(tag_map_init(&tm, tags, nraw, ident));
+  return tag_map_init(&b->tm, b->tags, nraw, b->ident);
+}
 
-  /* MSH 2.2 writes an element that is in several physical groups once per group, with the same
-   * tag: such copies (same tag, type and nodes) become one element with all the memberships. */
-  PM_TRY(find_copies(msh, &dup));
-
-  /* Which sorted nodes are used by a top-dimension cell; count cells and faces. */
-  PM_TRY(PM_CALLOC(newidx, nraw, "node numbering"));
-  int64_t ne = 0, nen = 0, nf = 0, nfn = 0;
+/* Keep the sorted nodes that a top-dimension cell uses, numbered in tag order, with their ids
+ * and coordinates; count the cells (*ne) and their node references (*nen). */
+static int number_nodes(build_t *b, int64_t *ne_out, int64_t *nen_out) {
+  const pm_msh_t *msh = b->msh;
+  pm_mesh_t *m = b->m;
+  int64_t nraw = msh->n_nodes, ne = 0, nen = 0;
+  PM_CALL(PM_CALLOC(b->newidx, nraw, "node numbering"));
+  int64_t *newidx = b->newidx;
   for (int64_t e = 0; e < msh->n_elems; e++) {
-    if (pm_msh_type_dim(msh->elem_type[e]) != dim || dup[e] >= 0) continue;
+    if (pm_msh_type_dim(msh->elem_type[e]) != b->dim || b->dup[e] >= 0) continue;
     ne++;
     for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
-      int64_t s = tag_map_find(&tm, msh->elem_node[k]);
-      PM_TRY_CHECK(s >= 0, PM_ERR_FORMAT, "element %lld uses node %lld, which is not in $Nodes",
-                   (long long)msh->elem_tag[e], (long long)msh->elem_node[k]);
+      int64_t s = tag_map_find(&b->tm, msh->elem_node[k]);
+      PM_CHECK(s >= 0, PM_ERR_FORMAT, "element %lld uses node %lld, which is not in $Nodes",
+               (long long)msh->elem_tag[e], (long long)msh->elem_node[k]);
       newidx[s] = 1;
       nen++;
     }
@@ -338,69 +368,88 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
     if (newidx[s]) {
       newidx[s] = nn++;
     } else {
-      if (!m->first_dropped_gid) m->first_dropped_gid = tags[s];
+      if (!m->first_dropped_gid) m->first_dropped_gid = b->tags[s];
       newidx[s] = -1;
     }
   }
   m->n_dropped_nodes = nraw - nn;
-  tag_map_renumber(&tm, newidx, nn == nraw);
+  tag_map_renumber(&b->tm, newidx, nn == nraw);
   m->n_nodes = nn;
-  PM_TRY(PM_MALLOC(m->node_gid, nn, "node ids"));
-  PM_TRY(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
-  if (ident && nn == nraw) {
-    memcpy(m->node_gid, tags, (size_t)nn * sizeof *tags);
+  PM_CALL(PM_MALLOC(m->node_gid, nn, "node ids"));
+  PM_CALL(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
+  if (b->ident && nn == nraw) {
+    memcpy(m->node_gid, b->tags, (size_t)nn * sizeof *b->tags);
     memcpy(m->xyz, msh->xyz, 3 * (size_t)nn * sizeof(double));
   } else {
     for (int64_t s = 0; s < nraw; s++) {
       int64_t i = newidx[s];
       if (i < 0) continue;
-      m->node_gid[i] = tags[s];
-      memcpy(m->xyz + 3 * i, msh->xyz + 3 * (perm ? perm[s] : s), 3 * sizeof(double));
+      m->node_gid[i] = b->tags[s];
+      memcpy(m->xyz + 3 * i, msh->xyz + 3 * (b->perm ? b->perm[s] : s), 3 * sizeof(double));
     }
   }
+  *ne_out = ne;
+  *nen_out = nen;
+  return PM_OK;
+}
 
-  /* Faces: (dim-1)-dimensional elements that belong to a physical group. */
-  PM_TRY(PM_MALLOC(raw2face, msh->n_elems, "face numbering"));
-  PM_TRY(PM_MALLOC(raw2elem, msh->n_elems, "element numbering"));
-  for (int64_t e = 0; e < msh->n_elems; e++) raw2face[e] = raw2elem[e] = -1;
+/* Faces: (dim-1)-dimensional elements that belong to a physical group and whose nodes are all
+ * kept (raw2face[e] = 0 for them, -1 otherwise); count them (*nf) and their nodes (*nfn). */
+static int select_faces(build_t *b, int64_t *nf_out, int64_t *nfn_out) {
+  const pm_msh_t *msh = b->msh;
+  int64_t nf = 0, nfn = 0;
+  PM_CALL(PM_MALLOC(b->raw2face, msh->n_elems, "face numbering"));
+  PM_CALL(PM_MALLOC(b->raw2elem, msh->n_elems, "element numbering"));
+  int64_t *raw2face = b->raw2face;
+  for (int64_t e = 0; e < msh->n_elems; e++) raw2face[e] = b->raw2elem[e] = -1;
   for (int64_t i = 0; i < msh->n_member; i++) {
     int64_t e = msh->member_elem[i];
-    if (pm_msh_type_dim(msh->elem_type[e]) == dim - 1) raw2face[e] = 0;
+    if (pm_msh_type_dim(msh->elem_type[e]) == b->dim - 1) raw2face[e] = 0;
   }
   for (int64_t e = 0; e < msh->n_elems; e++) {
-    if (dup[e] >= 0) raw2face[e] = -1;
+    if (b->dup[e] >= 0) raw2face[e] = -1;
     if (raw2face[e] != 0) continue;
     int keep = 1;
     for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-      if (tag_map_new(&tm, msh->elem_node[k]) < 0) keep = 0;
+      if (tag_map_new(&b->tm, msh->elem_node[k]) < 0) keep = 0;
     if (!keep) {
       raw2face[e] = -1;
-      m->n_dropped_entries++;
+      b->m->n_dropped_entries++;
       continue;
     }
     nf++;
     nfn += msh->elem_ptr[e + 1] - msh->elem_ptr[e];
   }
+  *nf_out = nf;
+  *nfn_out = nfn;
+  return PM_OK;
+}
 
-  PM_TRY(PM_MALLOC(m->elem_type, ne, "elements"));
-  PM_TRY(PM_MALLOC(m->elem_gid, ne, "elements"));
-  PM_TRY(PM_MALLOC(m->elem_ptr, ne + 1, "elements"));
-  PM_TRY(PM_MALLOC(m->elem_node, nen, "element nodes"));
-  PM_TRY(PM_MALLOC(m->face_type, nf, "faces"));
-  PM_TRY(PM_MALLOC(m->face_gid, nf, "faces"));
-  PM_TRY(PM_MALLOC(m->face_ptr, nf + 1, "faces"));
-  PM_TRY(PM_MALLOC(m->face_node, nfn, "face nodes"));
+/* The cells and faces with their new node indices, in file order; raw2elem and raw2face then
+ * give the cell or face of every raw element (a copy shares its first's). */
+static int copy_cells(build_t *b, int64_t ne, int64_t nen, int64_t nf, int64_t nfn) {
+  const pm_msh_t *msh = b->msh;
+  pm_mesh_t *m = b->m;
+  int64_t *raw2elem = b->raw2elem, *raw2face = b->raw2face, *dup = b->dup;
+  PM_CALL(PM_MALLOC(m->elem_type, ne, "elements"));
+  PM_CALL(PM_MALLOC(m->elem_gid, ne, "elements"));
+  PM_CALL(PM_MALLOC(m->elem_ptr, ne + 1, "elements"));
+  PM_CALL(PM_MALLOC(m->elem_node, nen, "element nodes"));
+  PM_CALL(PM_MALLOC(m->face_type, nf, "faces"));
+  PM_CALL(PM_MALLOC(m->face_gid, nf, "faces"));
+  PM_CALL(PM_MALLOC(m->face_ptr, nf + 1, "faces"));
+  PM_CALL(PM_MALLOC(m->face_node, nfn, "face nodes"));
   m->elem_ptr[0] = m->face_ptr[0] = 0;
   int64_t ie = 0, jf = 0;
   for (int64_t e = 0; e < msh->n_elems; e++) {
     int d = pm_msh_type_dim(msh->elem_type[e]);
     if (dup[e] >= 0) continue;
-    if (d == dim) {
+    if (d == b->dim) {
       m->elem_type[ie] = msh->elem_type[e];
       m->elem_gid[ie] = msh->elem_tag[e];
       int64_t k0 = m->elem_ptr[ie];
       for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-        m->elem_node[k0++] = tag_map_new(&tm, msh->elem_node[k]);
+        m->elem_node[k0++] = tag_map_new(&b->tm, msh->elem_node[k]);
       m->elem_ptr[ie + 1] = k0;
       raw2elem[e] = ie++;
     } else if (raw2face[e] == 0) {
@@ -408,7 +457,7 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
       m->face_gid[jf] = msh->elem_tag[e];
       int64_t k0 = m->face_ptr[jf];
       for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-        m->face_node[k0++] = tag_map_new(&tm, msh->elem_node[k]);
+        m->face_node[k0++] = tag_map_new(&b->tm, msh->elem_node[k]);
       m->face_ptr[jf + 1] = k0;
       raw2face[e] = jf++;
     }
@@ -420,11 +469,16 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
       raw2elem[e] = raw2elem[dup[e]];
       raw2face[e] = raw2face[dup[e]];
     }
+  return PM_OK;
+}
 
-  /* Physical groups: distinct (dim, tag) pairs in order. */
-  /* Memberships sorted by group (ties by position, so the file order is kept within a group);
-   * the distinct groups from them. */
-  PM_TRY(PM_MALLOC(mkey, msh->n_member + 1, "group members"));
+/* Physical groups: distinct (dim, tag) pairs in order.  Memberships sorted by group (ties by
+ * position, so the file order is kept within a group) into b->mkey; the distinct groups from
+ * them into b->keys (*ng of them). */
+static int group_keys(build_t *b, int64_t *ng_out) {
+  const pm_msh_t *msh = b->msh;
+  PM_CALL(PM_MALLOC(b->mkey, msh->n_member + 1, "group members"));
+  phys_key_t *mkey = b->mkey;
   for (int64_t i = 0; i < msh->n_member; i++) {
     mkey[i].dim = keys_dim_of(msh, i);
     mkey[i].tag = msh->member_phys[i];
@@ -433,142 +487,182 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int64_t i_up = 1;
   while (i_up < msh->n_member && cmp_member(&mkey[i_up - 1], &mkey[i_up]) < 0) i_up++;
   if (i_up < msh->n_member) qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
-  int64_t mpos = 0, ng = 0;
+  int64_t ng = 0;
   for (int64_t i = 0; i < msh->n_member; i++) ng += i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0;
-  PM_TRY(PM_MALLOC(keys, ng + 1, "groups"));
+  PM_CALL(PM_MALLOC(b->keys, ng + 1, "groups"));
   ng = 0;
   for (int64_t i = 0; i < msh->n_member; i++)
-    if (i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0) keys[ng++] = mkey[i];
-  PM_TRY_CHECK(ng < 100000, PM_ERR_UNSUPPORTED, "the mesh has %lld physical groups; pmesh takes at most 99999",
-               (long long)ng);
-  PM_TRY(PM_CALLOC(m->groups, ng + 1, "groups"));
-  PM_TRY(PM_MALLOC(stamp, nn + 1, "group marks"));
-  for (int64_t i = 0; i < nn; i++) stamp[i] = -1;
-  PM_TRY(PM_MALLOC(order, msh->n_member + 1, "group members"));
+    if (i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0) b->keys[ng++] = mkey[i];
+  PM_CHECK(ng < 100000, PM_ERR_UNSUPPORTED, "the mesh has %lld physical groups; pmesh takes at most 99999",
+           (long long)ng);
+  *ng_out = ng;
+  return PM_OK;
+}
+
+/* Group g's name: from $PhysicalNames or made up from its dimension and tag, as a single word,
+ * checked to be valid and unique among the groups before it. */
+static int group_name(const pm_msh_t *msh, pm_mesh_t *m, int64_t g, const phys_key_t *key) {
+  pm_group_t *grp = &m->groups[g];
+  const char *name = NULL;
+  for (int k = 0; k < msh->n_phys_names; k++)
+    if (msh->phys_names[k].dim == key->dim && msh->phys_names[k].tag == key->tag) name = msh->phys_names[k].name;
+  char fallback[64];
+  if (!name) {
+    snprintf(fallback, sizeof fallback, "physical%dd_%d", key->dim, key->tag);
+    name = fallback;
+  }
+  PM_CALL(pm_strdup(name, &grp->name));
+  /* Names are single words in pmesh's files: white space and control characters become '_'. */
+  for (char *c = grp->name; *c; c++)
+    if ((unsigned char)*c <= ' ' || *c == 127) *c = '_';
+  PM_CHECK(grp->name[0] != '\0' && grp->name[0] != '#' && strlen(grp->name) < 256, PM_ERR_FORMAT,
+           "physical group (dim %d, tag %d) is named '%s'; names must be 1 to 255 characters, not starting "
+           "with '#'",
+           grp->dim, key->tag, grp->name);
+  for (int64_t h = 0; h < g; h++)
+    PM_CHECK(strcmp(m->groups[h].name, grp->name) != 0, PM_ERR_FORMAT,
+             "two physical groups are named '%s' (dimensions %d and %d): names must be unique", grp->name,
+             m->groups[h].dim, grp->dim);
+  return PM_OK;
+}
+
+/* Group g's nodes, faces and cells (each sorted, without repeats) from its nm member elements
+ * b->order.  A large group (e.g. the domain: every cell) marks its nodes in a bitmap, read back
+ * in ascending order; a small one stamps them and sorts the few it collects. */
+static int group_members(build_t *b, int64_t g, int64_t nm) {
+  const pm_msh_t *msh = b->msh;
+  pm_mesh_t *m = b->m;
+  pm_group_t *grp = &m->groups[g];
+  const int64_t *order = b->order, *raw2elem = b->raw2elem, *raw2face = b->raw2face;
+  int64_t nn = m->n_nodes, *stamp = b->stamp;
+  int64_t conv[8];
+  int dense = nm >= nn / 32;
+  if (dense && !b->gbits) PM_CALL(PM_CALLOC(b->gbits, nn / 64 + 1, "group node bitmap"));
+  uint64_t *gbits = b->gbits;
+  int64_t cn = 0, cf = 0, ce = 0;
+  for (int64_t i = 0; i < nm; i++) {
+    int64_t e = order[i], nv;
+    const int64_t *nodes = member_nodes(msh, m, &b->tm, raw2elem, raw2face, e, conv, &nv);
+    for (int64_t k = 0; k < nv; k++) {
+      int64_t v = nodes[k];
+      if (v < 0) continue;
+      if (dense) {
+        uint64_t bit = UINT64_C(1) << (v & 63);
+        cn += !(gbits[v >> 6] & bit);
+        gbits[v >> 6] |= bit;
+      } else if (stamp[v] != g) {
+        stamp[v] = g;
+        cn++;
+      }
+    }
+    cf += raw2face[e] >= 0;
+    ce += raw2elem[e] >= 0;
+  }
+  PM_CALL(PM_MALLOC(grp->nodes, cn, "group nodes"));
+  PM_CALL(PM_MALLOC(grp->faces, cf, "group faces"));
+  PM_CALL(PM_MALLOC(grp->elems, ce, "group elements"));
+  if (dense) {
+    for (int64_t w = 0; w <= nn / 64; w++) {
+      for (uint64_t bits = gbits[w]; bits; bits &= bits - 1) {
+        int t = 0;
+        while (!(bits >> t & 1)) t++;
+        grp->nodes[grp->n_nodes++] = 64 * w + t;
+      }
+      gbits[w] = 0;
+    }
+  }
+  for (int64_t i = 0; i < nm; i++) {
+    int64_t e = order[i], nv;
+    if (!dense) {
+      const int64_t *nodes = member_nodes(msh, m, &b->tm, raw2elem, raw2face, e, conv, &nv);
+      for (int64_t k = 0; k < nv; k++) {
+        int64_t v = nodes[k];
+        if (v >= 0 && stamp[v] == g) {
+          stamp[v] = -2 - g; /* collected */
+          grp->nodes[grp->n_nodes++] = v;
+        }
+      }
+    }
+    if (raw2face[e] >= 0) grp->faces[grp->n_faces++] = raw2face[e];
+    if (raw2elem[e] >= 0) grp->elems[grp->n_elems++] = raw2elem[e];
+  }
+  PM_CALL(pm_sort_i64(grp->nodes, grp->n_nodes));
+  PM_CALL(pm_sort_i64(grp->faces, grp->n_faces));
+  grp->n_faces = pm_unique_i64(grp->faces, grp->n_faces);
+  PM_CALL(pm_sort_i64(grp->elems, grp->n_elems));
+  grp->n_elems = pm_unique_i64(grp->elems, grp->n_elems);
+  return PM_OK;
+}
+
+/* The physical groups, each a contiguous run of the sorted memberships. */
+static int build_groups(build_t *b) {
+  const pm_msh_t *msh = b->msh;
+  pm_mesh_t *m = b->m;
+  int64_t ng = 0, mpos = 0, nn = m->n_nodes;
+  PM_CALL(group_keys(b, &ng));
+  PM_CALL(PM_CALLOC(m->groups, ng + 1, "groups"));
+  PM_CALL(PM_MALLOC(b->stamp, nn + 1, "group marks"));
+  for (int64_t i = 0; i < nn; i++) b->stamp[i] = -1;
+  PM_CALL(PM_MALLOC(b->order, msh->n_member + 1, "group members"));
   for (int64_t g = 0; g < ng; g++) {
     pm_group_t *grp = &m->groups[g];
     m->n_groups = (int)g + 1;
-    grp->dim = keys[g].dim;
-    const char *name = NULL;
-    for (int k = 0; k < msh->n_phys_names; k++)
-      if (msh->phys_names[k].dim == keys[g].dim && msh->phys_names[k].tag == keys[g].tag)
-        name = msh->phys_names[k].name;
-    char fallback[64];
-    if (!name) {
-      snprintf(fallback, sizeof fallback, "physical%dd_%d", keys[g].dim, keys[g].tag);
-      name = fallback;
-    }
-    PM_TRY(pm_strdup(name, &grp->name));
-    /* Names are single words in pmesh's files: white space and control characters become '_'. */
-    for (char *c = grp->name; *c; c++)
-      if ((unsigned char)*c <= ' ' || *c == 127) *c = '_';
-    PM_TRY_CHECK(grp->name[0] != '\0' && grp->name[0] != '#' && strlen(grp->name) < 256, PM_ERR_FORMAT,
-                 "physical group (dim %d, tag %d) is named '%s'; names must be 1 to 255 characters, not starting "
-                 "with '#'",
-                 grp->dim, keys[g].tag, grp->name);
-    for (int64_t h = 0; h < g; h++)
-      PM_TRY_CHECK(strcmp(m->groups[h].name, grp->name) != 0, PM_ERR_FORMAT,
-                   "two physical groups are named '%s' (dimensions %d and %d): names must be unique", grp->name,
-                   m->groups[h].dim, grp->dim);
-    /* Members of this group: a contiguous run of the sorted memberships. */
+    grp->dim = b->keys[g].dim;
+    PM_CALL(group_name(msh, m, g, &b->keys[g]));
     int64_t nm = 0;
-    while (mpos < msh->n_member && cmp_phys(&mkey[mpos], &keys[g]) == 0) order[nm++] = msh->member_elem[mkey[mpos++].i];
-    /* A large group (e.g. the domain: every cell) marks its nodes in a bitmap, read back in
-     * ascending order; a small one stamps them and sorts the few it collects. */
-    int dense = nm >= nn / 32;
-    if (dense && !gbits) PM_TRY(PM_CALLOC(gbits, nn / 64 + 1, "group node bitmap"));
-    int64_t cn = 0, cf = 0, ce = 0;
-    for (int64_t i = 0; i < nm; i++) {
-      int64_t e = order[i], nv;
-      const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
-      for (int64_t k = 0; k < nv; k++) {
-        int64_t v = nodes[k];
-        if (v < 0) continue;
-        if (dense) {
-          uint64_t bit = UINT64_C(1) << (v & 63);
-          cn += !(gbits[v >> 6] & bit);
-          gbits[v >> 6] |= bit;
-        } else if (stamp[v] != g) {
-          stamp[v] = g;
-          cn++;
-        }
-      }
-      cf += raw2face[e] >= 0;
-      ce += raw2elem[e] >= 0;
-    }
-    PM_TRY(PM_MALLOC(grp->nodes, cn, "group nodes"));
-    PM_TRY(PM_MALLOC(grp->faces, cf, "group faces"));
-    PM_TRY(PM_MALLOC(grp->elems, ce, "group elements"));
-    if (dense) {
-      for (int64_t w = 0; w <= nn / 64; w++) {
-        for (uint64_t b = gbits[w]; b; b &= b - 1) {
-          int t = 0;
-          while (!(b >> t & 1)) t++;
-          grp->nodes[grp->n_nodes++] = 64 * w + t;
-        }
-        gbits[w] = 0;
-      }
-    }
-    for (int64_t i = 0; i < nm; i++) {
-      int64_t e = order[i], nv;
-      if (!dense) {
-        const int64_t *nodes = member_nodes(msh, m, &tm, raw2elem, raw2face, e, conv, &nv);
-        for (int64_t k = 0; k < nv; k++) {
-          int64_t v = nodes[k];
-          if (v >= 0 && stamp[v] == g) {
-            stamp[v] = -2 - g; /* collected */
-            grp->nodes[grp->n_nodes++] = v;
-          }
-        }
-      }
-      if (raw2face[e] >= 0) grp->faces[grp->n_faces++] = raw2face[e];
-      if (raw2elem[e] >= 0) grp->elems[grp->n_elems++] = raw2elem[e];
-    }
-    PM_TRY(pm_sort_i64(grp->nodes, grp->n_nodes));
-    PM_TRY(pm_sort_i64(grp->faces, grp->n_faces));
-    grp->n_faces = pm_unique_i64(grp->faces, grp->n_faces);
-    PM_TRY(pm_sort_i64(grp->elems, grp->n_elems));
-    grp->n_elems = pm_unique_i64(grp->elems, grp->n_elems);
+    while (mpos < msh->n_member && cmp_phys(&b->mkey[mpos], &b->keys[g]) == 0)
+      b->order[nm++] = msh->member_elem[b->mkey[mpos++].i];
+    PM_CALL(group_members(b, g, nm));
   }
+  return PM_OK;
+}
 
-  /* The derived group "boundary", unless the file names a group so. */
+/* The derived group "boundary", unless the file names a group so. */
+static int add_boundary_group(pm_mesh_t *m) {
   int have_boundary = 0;
   for (int g = 0; g < m->n_groups; g++) have_boundary |= strcmp(m->groups[g].name, "boundary") == 0;
-  if (!have_boundary) {
-    int64_t f0 = 0, nb = 0;
-    PM_TRY(derive_boundary(m, &f0, &nb));
-    pm_group_t *grp = &m->groups[m->n_groups];
-    m->n_groups++;
-    grp->dim = dim - 1;
-    PM_TRY(pm_strdup("boundary", &grp->name));
-    PM_TRY(PM_MALLOC(grp->faces, nb, "boundary faces"));
-    PM_TRY(PM_MALLOC(grp->nodes, nb * 2, "boundary nodes"));
-    PM_TRY(PM_MALLOC(grp->elems, 1, "boundary elements"));
-    for (int64_t f = 0; f < nb; f++) {
-      grp->faces[f] = f0 + f;
-      for (int64_t k = m->face_ptr[f0 + f]; k < m->face_ptr[f0 + f + 1]; k++)
-        grp->nodes[grp->n_nodes++] = m->face_node[k];
-    }
-    grp->n_faces = nb;
-    PM_TRY(pm_sort_i64(grp->nodes, grp->n_nodes));
-    grp->n_nodes = pm_unique_i64(grp->nodes, grp->n_nodes);
+  if (have_boundary) return PM_OK;
+  int64_t f0 = 0, nb = 0;
+  PM_CALL(derive_boundary(m, &f0, &nb));
+  pm_group_t *grp = &m->groups[m->n_groups];
+  m->n_groups++;
+  grp->dim = m->dim - 1;
+  PM_CALL(pm_strdup("boundary", &grp->name));
+  PM_CALL(PM_MALLOC(grp->faces, nb, "boundary faces"));
+  PM_CALL(PM_MALLOC(grp->nodes, nb * 2, "boundary nodes"));
+  PM_CALL(PM_MALLOC(grp->elems, 1, "boundary elements"));
+  for (int64_t f = 0; f < nb; f++) {
+    grp->faces[f] = f0 + f;
+    for (int64_t k = m->face_ptr[f0 + f]; k < m->face_ptr[f0 + f + 1]; k++)
+      grp->nodes[grp->n_nodes++] = m->face_node[k];
   }
-  *mesh = m;
-  m = NULL;
+  grp->n_faces = nb;
+  PM_CALL(pm_sort_i64(grp->nodes, grp->n_nodes));
+  grp->n_nodes = pm_unique_i64(grp->nodes, grp->n_nodes);
+  return PM_OK;
+}
+
+int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
+  int ierr = PM_OK;
+  build_t b = {.msh = msh};
+  *mesh = NULL;
+  PM_TRY(PM_CALLOC(b.m, 1, "mesh"));
+  PM_TRY(mesh_dim(msh, &b.dim));
+  b.m->dim = b.dim;
+  PM_TRY(sort_nodes(&b));
+  /* MSH 2.2 writes an element that is in several physical groups once per group, with the same
+   * tag: such copies (same tag, type and nodes) become one element with all the memberships. */
+  PM_TRY(find_copies(msh, &b.dup));
+  int64_t ne = 0, nen = 0, nf = 0, nfn = 0;
+  PM_TRY(number_nodes(&b, &ne, &nen));
+  PM_TRY(select_faces(&b, &nf, &nfn));
+  PM_TRY(copy_cells(&b, ne, nen, nf, nfn));
+  PM_TRY(build_groups(&b));
+  PM_TRY(add_boundary_group(b.m));
+  *mesh = b.m;
+  b.m = NULL;
 cleanup:
-  pm_mesh_destroy(&m);
-  free(perm);
-  free(sorted);
-  free(newidx);
-  free(raw2face);
-  free(raw2elem);
-  free(stamp);
-  free(gbits);
-  free(order);
-  free(dup);
-  free(keys);
-  free(mkey);
-  free(tm.table);
+  build_free(&b);
   return ierr;
 }
 

@@ -399,22 +399,20 @@ static int64_t min_node(const int64_t *nodes, int64_t k0, int64_t k1) {
   return v;
 }
 
-static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_out) {
+/* Rank r's internal nodes numbered 0..N-1 in ascending global id (lid), and its external nodes
+ * (neighbours owned elsewhere, marked -2 in lid) in *ext as owner * n_nodes + node, sorted by
+ * (owner, global id); sets n_internal and n_total. */
+static int external_nodes(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **ext_out, int64_t *next_out) {
   const pm_mesh_t *m = p->mesh;
   const pm_graph_t *g = p->graph;
   const int32_t *part = p->part;
   int32_t *lid = p->lid;
-  int64_t *ext = NULL, *l2g = NULL, cap;
   int32_t N = (int32_t)(p->int_ptr[r + 1] - p->int_ptr[r]);
   const int64_t *in = p->int_node + p->int_ptr[r];
-  int ierr = PM_OK;
-
-  /* Internal nodes 1..N in ascending global id. */
+  int64_t next = 0, cap = 1024, *ext = NULL;
   for (int32_t k = 0; k < N; k++) lid[in[k]] = k;
-  /* External nodes: neighbours owned elsewhere, sorted by (owner, global id). */
-  int64_t next = 0;
-  cap = 1024;
-  PM_TRY(PM_MALLOC(ext, cap, "external nodes"));
+  PM_CALL(PM_MALLOC(ext, cap, "external nodes"));
+  *ext_out = ext; /* the caller frees it, also after a failure */
   for (int32_t k = 0; k < N; k++) {
     int64_t i = in[k];
     for (int64_t a = g->xadj[i]; a < g->xadj[i + 1]; a++) {
@@ -423,27 +421,34 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
       lid[j] = -2;
       if (next == cap) {
         cap *= 2;
-        PM_TRY(PM_REALLOC(ext, cap, "external nodes"));
+        PM_CALL(PM_REALLOC(ext, cap, "external nodes"));
+        *ext_out = ext;
       }
       ext[next++] = (int64_t)part[j] * m->n_nodes + j;
     }
   }
-  PM_TRY(pm_sort_i64(ext, next));
-  int32_t NP = N + (int32_t)next;
+  PM_CALL(pm_sort_i64(ext, next));
   l->n_internal = N;
-  l->n_total = NP;
-  /* Neighbours in ascending rank order and the import table. */
+  l->n_total = N + (int32_t)next;
+  *next_out = next;
+  return PM_OK;
+}
+
+/* The neighbours in ascending rank order (p->slot maps a rank to its place) and the import table;
+ * the local numbers of the external nodes, and l2g for the internal and external ones. */
+static int import_table(pm_part_plan_t *p, int r, pm_local_t *l, const int64_t *ext, int64_t next, int64_t *l2g) {
+  const pm_mesh_t *m = p->mesh;
+  int32_t N = l->n_internal;
+  const int64_t *in = p->int_node + p->int_ptr[r];
   int nn = 0;
   for (int64_t k = 0; k < next; k++) {
     int32_t q = (int32_t)(ext[k] / m->n_nodes);
     if (p->slot[q] < 0) p->slot[q] = nn++;
   }
   l->n_neib = nn;
-  PM_TRY(PM_MALLOC(l->neib, nn, "neighbours"));
-  PM_TRY(PM_CALLOC(l->import_index, nn + 1, "import index"));
-  PM_TRY(PM_MALLOC(l->import_item, next, "import items"));
-  cap = NP + 16;
-  PM_TRY(PM_MALLOC(l2g, cap, "local to global"));
+  PM_CALL(PM_MALLOC(l->neib, nn, "neighbours"));
+  PM_CALL(PM_CALLOC(l->import_index, nn + 1, "import index"));
+  PM_CALL(PM_MALLOC(l->import_item, next, "import items"));
   for (int32_t k = 0; k < N; k++) l2g[k] = in[k];
   for (int64_t k = 0; k < next; k++) {
     int32_t q = (int32_t)(ext[k] / m->n_nodes);
@@ -451,19 +456,30 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
     l->neib[p->slot[q]] = q;
     l->import_index[p->slot[q] + 1]++;
     l->import_item[k] = N + (int32_t)k;
-    lid[j] = N + (int32_t)k;
+    p->lid[j] = N + (int32_t)k;
     l2g[N + k] = j;
   }
   for (int k = 0; k < nn; k++) l->import_index[k + 1] += l->import_index[k];
-  /* Exports: internal nodes adjacent to a neighbour's nodes, ascending global id (the order in
-   * which that neighbour imports them). */
-  PM_TRY(PM_CALLOC(l->export_index, nn + 1, "export index"));
+  return PM_OK;
+}
+
+/* Exports: internal nodes adjacent to a neighbour's nodes, ascending global id (the order in
+ * which that neighbour imports them); counted in a first pass, listed in a second.  Resets
+ * p->slot for the next rank. */
+static int export_table(pm_part_plan_t *p, int r, pm_local_t *l) {
+  const pm_mesh_t *m = p->mesh;
+  const pm_graph_t *g = p->graph;
+  const int32_t *part = p->part;
+  int32_t N = l->n_internal;
+  const int64_t *in = p->int_node + p->int_ptr[r];
+  int nn = l->n_neib;
+  PM_CALL(PM_CALLOC(l->export_index, nn + 1, "export index"));
   for (int pass = 0; pass < 2; pass++) {
     int32_t *fill = NULL;
     if (pass == 1) {
       for (int k = 0; k < nn; k++) l->export_index[k + 1] += l->export_index[k];
-      PM_TRY(PM_MALLOC(l->export_item, l->export_index[nn], "export items"));
-      PM_TRY(PM_MALLOC(fill, nn + 1, "export fill"));
+      PM_CALL(PM_MALLOC(l->export_item, l->export_index[nn], "export items"));
+      PM_CALL(PM_MALLOC(fill, nn + 1, "export fill"));
       memcpy(fill, l->export_index, (size_t)nn * sizeof *fill);
     }
     for (int32_t k = 0; k < N; k++) {
@@ -479,8 +495,8 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
         int s = p->slot[q];
         if (s < 0 || ns == 64) {
           free(fill);
-          PM_TRY_CHECK(0, PM_ERR_INCONSISTENT, "node %lld of rank %d borders %s", (long long)m->node_gid[i], r,
-                       s < 0 ? "a rank that is no neighbour (internal error)" : "more than 64 ranks");
+          PM_CHECK(0, PM_ERR_INCONSISTENT, "node %lld of rank %d borders %s", (long long)m->node_gid[i], r,
+                   s < 0 ? "a rank that is no neighbour (internal error)" : "more than 64 ranks");
         }
         seen[ns++] = q;
         if (pass == 0)
@@ -492,19 +508,26 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
     free(fill);
   }
   for (int k = 0; k < nn; k++) p->slot[l->neib[k]] = -1;
+  return PM_OK;
+}
 
-  /* Elements touching internal nodes; nodes they use that are not local become auxiliary. */
+/* Elements touching internal nodes; nodes they use that are not local become auxiliary (appended
+ * to *l2g, which grows by doubling *cap). */
+static int local_elements(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_io, int64_t *cap) {
+  const pm_mesh_t *m = p->mesh;
+  int32_t *lid = p->lid, NP = l->n_total;
+  int64_t *l2g = *l2g_io;
   int64_t e0 = p->elem_ptr[r], e1 = p->elem_ptr[r + 1];
   int32_t ne = (int32_t)(e1 - e0), na = 0;
   int64_t nen = 0;
   for (int64_t k = e0; k < e1; k++) nen += m->elem_ptr[p->elem_list[k] + 1] - m->elem_ptr[p->elem_list[k]];
   l->n_elems = ne;
-  PM_TRY(PM_MALLOC(l->elem_type, ne, "elements"));
-  PM_TRY(PM_MALLOC(l->elem_gid, ne, "elements"));
-  PM_TRY(PM_MALLOC(l->elem_index, ne, "elements"));
-  PM_TRY(PM_MALLOC(l->elem_owner, ne, "elements"));
-  PM_TRY(PM_MALLOC(l->elem_ptr, ne + 1, "elements"));
-  PM_TRY(PM_MALLOC(l->elem_node, nen, "element nodes"));
+  PM_CALL(PM_MALLOC(l->elem_type, ne, "elements"));
+  PM_CALL(PM_MALLOC(l->elem_gid, ne, "elements"));
+  PM_CALL(PM_MALLOC(l->elem_index, ne, "elements"));
+  PM_CALL(PM_MALLOC(l->elem_owner, ne, "elements"));
+  PM_CALL(PM_MALLOC(l->elem_ptr, ne + 1, "elements"));
+  PM_CALL(PM_MALLOC(l->elem_node, nen, "element nodes"));
   l->elem_ptr[0] = 0;
   for (int32_t k = 0; k < ne; k++) {
     int64_t e = p->elem_list[e0 + k];
@@ -512,14 +535,15 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
     l->elem_type[k] = m->elem_type[e];
     l->elem_gid[k] = m->elem_gid[e];
     l->elem_index[k] = e;
-    l->elem_owner[k] = part[min_node(m->elem_node, m->elem_ptr[e], m->elem_ptr[e + 1])];
+    l->elem_owner[k] = p->part[min_node(m->elem_node, m->elem_ptr[e], m->elem_ptr[e + 1])];
     int32_t w = l->elem_ptr[k];
     for (int64_t j = m->elem_ptr[e]; j < m->elem_ptr[e + 1]; j++) {
       int64_t v = m->elem_node[j];
       if (lid[v] < 0) {
-        if (NP + na == cap) {
-          cap *= 2;
-          PM_TRY(PM_REALLOC(l2g, cap, "local to global"));
+        if (NP + na == *cap) {
+          *cap *= 2;
+          PM_CALL(PM_REALLOC(l2g, *cap, "local to global"));
+          *l2g_io = l2g;
         }
         lid[v] = NP + na;
         l2g[NP + na++] = v;
@@ -529,81 +553,109 @@ static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_ou
     l->elem_ptr[k + 1] = w;
   }
   l->n_aux = na;
-  int32_t nt = NP + na;
-  PM_TRY(PM_MALLOC(l->gid, nt, "global ids"));
-  PM_TRY(PM_MALLOC(l->node_index, nt, "global node indices"));
-  PM_TRY(PM_MALLOC(l->xyz, 3 * (int64_t)nt, "coordinates"));
+  return PM_OK;
+}
+
+/* Global ids, global indices and coordinates of the nt = NP + n_aux local nodes. */
+static int node_data(const pm_mesh_t *m, pm_local_t *l, const int64_t *l2g) {
+  int32_t nt = l->n_total + l->n_aux;
+  PM_CALL(PM_MALLOC(l->gid, nt, "global ids"));
+  PM_CALL(PM_MALLOC(l->node_index, nt, "global node indices"));
+  PM_CALL(PM_MALLOC(l->xyz, 3 * (int64_t)nt, "coordinates"));
   for (int32_t k = 0; k < nt; k++) {
     l->gid[k] = m->node_gid[l2g[k]];
     l->node_index[k] = l2g[k];
     memcpy(l->xyz + 3 * k, m->xyz + 3 * l2g[k], 3 * sizeof(double));
   }
+  return PM_OK;
+}
 
-  /* Groups: local nodes of each group; faces touching an internal node; kept elements. */
-  PM_TRY(PM_CALLOC(l->groups, m->n_groups, "groups"));
-  l->n_groups = m->n_groups;
-  for (int gi = 0; gi < m->n_groups; gi++) {
-    const pm_group_t *G = &m->groups[gi];
-    pm_local_group_t *L = &l->groups[gi];
-    PM_TRY(pm_strdup(G->name, &L->name));
-    L->dim = G->dim;
-    const uint64_t *nbits = p->gnode_bits[gi], *ebits = p->gelem_bits[gi];
-    int32_t cn = 0, cf = 0, cfn = 0, ce = 0;
-    if (nbits)
-      for (int32_t k = 0; k < nt; k++) cn += bit_get(nbits, l2g[k]);
-    else
-      for (int64_t k = 0; k < G->n_nodes; k++) cn += lid[G->nodes[k]] >= 0;
-    for (int64_t k = 0; k < G->n_faces; k++) {
-      int64_t f = G->faces[k], touch = 0;
-      for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) touch |= part[m->face_node[j]] == r;
-      if (touch) {
-        cf++;
-        cfn += (int32_t)(m->face_ptr[f + 1] - m->face_ptr[f]);
-      }
-    }
-    if (ebits)
-      for (int32_t k = 0; k < ne; k++) ce += bit_get(ebits, p->elem_list[e0 + k]);
-    else
-      for (int64_t k = 0; k < G->n_elems; k++) ce += p->elid[G->elems[k]] >= 0;
-    PM_TRY(PM_MALLOC(L->nodes, cn, "group nodes"));
-    PM_TRY(PM_MALLOC(L->face_type, cf, "group faces"));
-    PM_TRY(PM_MALLOC(L->face_gid, cf, "group faces"));
-    PM_TRY(PM_MALLOC(L->face_ptr, cf + 1, "group faces"));
-    PM_TRY(PM_MALLOC(L->face_node, cfn, "group faces"));
-    PM_TRY(PM_MALLOC(L->elems, ce, "group elements"));
-    if (nbits) { /* local numbers in ascending order already */
-      for (int32_t k = 0; k < nt; k++)
-        if (bit_get(nbits, l2g[k])) L->nodes[L->n_nodes++] = k;
-    } else {
-      for (int64_t k = 0; k < G->n_nodes; k++)
-        if (lid[G->nodes[k]] >= 0) L->nodes[L->n_nodes++] = lid[G->nodes[k]];
-      /* Local numbers of a group's nodes are not monotone in global id (externals): sort them. */
-      qsort(L->nodes, (size_t)L->n_nodes, sizeof *L->nodes, cmp_i32);
-    }
-    L->face_ptr[0] = 0;
-    for (int64_t k = 0; k < G->n_faces; k++) {
-      int64_t f = G->faces[k], touch = 0;
-      for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) touch |= part[m->face_node[j]] == r;
-      if (!touch) continue;
-      int32_t c = L->n_faces++, w = L->face_ptr[c];
-      L->face_type[c] = m->face_type[f];
-      L->face_gid[c] = m->face_gid[f];
-      for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) {
-        int32_t v = lid[m->face_node[j]];
-        PM_TRY_CHECK(v >= 0, PM_ERR_INCONSISTENT, "internal error: face %lld of group '%s' is not local on rank %d",
-                     (long long)m->face_gid[f], G->name, r);
-        L->face_node[w++] = v;
-      }
-      L->face_ptr[c + 1] = w;
-    }
-    if (ebits) { /* local elements follow the ascending global index, as G->elems does */
-      for (int32_t k = 0; k < ne; k++)
-        if (bit_get(ebits, p->elem_list[e0 + k])) L->elems[L->n_elems++] = k;
-    } else {
-      for (int64_t k = 0; k < G->n_elems; k++)
-        if (p->elid[G->elems[k]] >= 0) L->elems[L->n_elems++] = p->elid[G->elems[k]];
+/* Group gi on rank r: its local nodes, its faces touching an internal node, its kept elements;
+ * counted first, then listed.  Dense groups read the plan's bitmaps instead of their lists. */
+static int local_group(pm_part_plan_t *p, int r, pm_local_t *l, int gi, const int64_t *l2g) {
+  const pm_mesh_t *m = p->mesh;
+  const int32_t *part = p->part, *lid = p->lid;
+  const pm_group_t *G = &m->groups[gi];
+  pm_local_group_t *L = &l->groups[gi];
+  int32_t nt = l->n_total + l->n_aux, ne = l->n_elems;
+  int64_t e0 = p->elem_ptr[r];
+  PM_CALL(pm_strdup(G->name, &L->name));
+  L->dim = G->dim;
+  const uint64_t *nbits = p->gnode_bits[gi], *ebits = p->gelem_bits[gi];
+  int32_t cn = 0, cf = 0, cfn = 0, ce = 0;
+  if (nbits)
+    for (int32_t k = 0; k < nt; k++) cn += bit_get(nbits, l2g[k]);
+  else
+    for (int64_t k = 0; k < G->n_nodes; k++) cn += lid[G->nodes[k]] >= 0;
+  for (int64_t k = 0; k < G->n_faces; k++) {
+    int64_t f = G->faces[k], touch = 0;
+    for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) touch |= part[m->face_node[j]] == r;
+    if (touch) {
+      cf++;
+      cfn += (int32_t)(m->face_ptr[f + 1] - m->face_ptr[f]);
     }
   }
+  if (ebits)
+    for (int32_t k = 0; k < ne; k++) ce += bit_get(ebits, p->elem_list[e0 + k]);
+  else
+    for (int64_t k = 0; k < G->n_elems; k++) ce += p->elid[G->elems[k]] >= 0;
+  PM_CALL(PM_MALLOC(L->nodes, cn, "group nodes"));
+  PM_CALL(PM_MALLOC(L->face_type, cf, "group faces"));
+  PM_CALL(PM_MALLOC(L->face_gid, cf, "group faces"));
+  PM_CALL(PM_MALLOC(L->face_ptr, cf + 1, "group faces"));
+  PM_CALL(PM_MALLOC(L->face_node, cfn, "group faces"));
+  PM_CALL(PM_MALLOC(L->elems, ce, "group elements"));
+  if (nbits) { /* local numbers in ascending order already */
+    for (int32_t k = 0; k < nt; k++)
+      if (bit_get(nbits, l2g[k])) L->nodes[L->n_nodes++] = k;
+  } else {
+    for (int64_t k = 0; k < G->n_nodes; k++)
+      if (lid[G->nodes[k]] >= 0) L->nodes[L->n_nodes++] = lid[G->nodes[k]];
+    /* Local numbers of a group's nodes are not monotone in global id (externals): sort them. */
+    qsort(L->nodes, (size_t)L->n_nodes, sizeof *L->nodes, cmp_i32);
+  }
+  L->face_ptr[0] = 0;
+  for (int64_t k = 0; k < G->n_faces; k++) {
+    int64_t f = G->faces[k], touch = 0;
+    for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) touch |= part[m->face_node[j]] == r;
+    if (!touch) continue;
+    int32_t c = L->n_faces++, w = L->face_ptr[c];
+    L->face_type[c] = m->face_type[f];
+    L->face_gid[c] = m->face_gid[f];
+    for (int64_t j = m->face_ptr[f]; j < m->face_ptr[f + 1]; j++) {
+      int32_t v = lid[m->face_node[j]];
+      PM_CHECK(v >= 0, PM_ERR_INCONSISTENT, "internal error: face %lld of group '%s' is not local on rank %d",
+               (long long)m->face_gid[f], G->name, r);
+      L->face_node[w++] = v;
+    }
+    L->face_ptr[c + 1] = w;
+  }
+  if (ebits) { /* local elements follow the ascending global index, as G->elems does */
+    for (int32_t k = 0; k < ne; k++)
+      if (bit_get(ebits, p->elem_list[e0 + k])) L->elems[L->n_elems++] = k;
+  } else {
+    for (int64_t k = 0; k < G->n_elems; k++)
+      if (p->elid[G->elems[k]] >= 0) L->elems[L->n_elems++] = p->elid[G->elems[k]];
+  }
+  return PM_OK;
+}
+
+/* Rank r's local mesh from the plan: nodes (internal, external, auxiliary), halo tables,
+ * elements and groups; *l2g_out gets the global index of every local node. */
+static int build_local(pm_part_plan_t *p, int r, pm_local_t *l, int64_t **l2g_out) {
+  const pm_mesh_t *m = p->mesh;
+  int64_t *ext = NULL, *l2g = NULL, next = 0;
+  int ierr = PM_OK;
+  PM_TRY(external_nodes(p, r, l, &ext, &next));
+  int64_t cap = l->n_total + 16;
+  PM_TRY(PM_MALLOC(l2g, cap, "local to global"));
+  PM_TRY(import_table(p, r, l, ext, next, l2g));
+  PM_TRY(export_table(p, r, l));
+  PM_TRY(local_elements(p, r, l, &l2g, &cap));
+  PM_TRY(node_data(m, l, l2g));
+  PM_TRY(PM_CALLOC(l->groups, m->n_groups, "groups"));
+  l->n_groups = m->n_groups;
+  for (int gi = 0; gi < m->n_groups; gi++) PM_TRY(local_group(p, r, l, gi, l2g));
   *l2g_out = l2g;
   l2g = NULL;
 cleanup:

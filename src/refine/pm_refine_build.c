@@ -114,12 +114,10 @@ cleanup:
   return ierr;
 }
 
-/* Elements, groups and parents.  Local. */
-int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
+/* The kept children as the fine elements; felem [n_elems*m] (the caller frees it, also after a
+ * failure) gets the fine element of each kept child, -1 for the others.  Local. */
+static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t **felem_out) {
   const pm_local_t *c = w->c;
-  int ierr = PM_OK;
-  int32_t *felem = NULL; /* [n_elems*m]: fine element of each kept child, -1 */
-  pm_refine_parents_t *pa = NULL;
   int64_t nfe = 0, nfn = 0;
   for (int32_t e = 0; e < c->n_elems; e++)
     for (int ch = 0; ch < type_children(c->elem_type[e]); ch++)
@@ -127,16 +125,17 @@ int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine
         nfe++;
         nfn += pm_msh_type_nodes(c->elem_type[e]);
       }
-  PM_TRY_CHECK(nfn <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined elements have %lld node entries: more than %d",
-               w->rank, (long long)nfn, INT32_MAX);
+  PM_CHECK(nfn <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined elements have %lld node entries: more than %d", w->rank,
+           (long long)nfn, INT32_MAX);
   f->n_elems = (int32_t)nfe;
-  PM_TRY(PM_MALLOC(f->elem_type, nfe, "refined elements"));
-  PM_TRY(PM_MALLOC(f->elem_gid, nfe, "refined elements"));
-  PM_TRY(PM_MALLOC(f->elem_index, nfe, "refined elements"));
-  PM_TRY(PM_MALLOC(f->elem_owner, nfe, "refined elements"));
-  PM_TRY(PM_MALLOC(f->elem_ptr, nfe + 1, "refined elements"));
-  PM_TRY(PM_MALLOC(f->elem_node, nfn, "refined elements"));
-  PM_TRY(PM_MALLOC(felem, (int64_t)c->n_elems * w->m, "refined elements"));
+  PM_CALL(PM_MALLOC(f->elem_type, nfe, "refined elements"));
+  PM_CALL(PM_MALLOC(f->elem_gid, nfe, "refined elements"));
+  PM_CALL(PM_MALLOC(f->elem_index, nfe, "refined elements"));
+  PM_CALL(PM_MALLOC(f->elem_owner, nfe, "refined elements"));
+  PM_CALL(PM_MALLOC(f->elem_ptr, nfe + 1, "refined elements"));
+  PM_CALL(PM_MALLOC(f->elem_node, nfn, "refined elements"));
+  PM_CALL(PM_MALLOC(*felem_out, (int64_t)c->n_elems * w->m, "refined elements"));
+  int32_t *felem = *felem_out;
   f->elem_ptr[0] = 0;
   int32_t n = 0;
   for (int32_t e = 0; e < c->n_elems; e++) {
@@ -160,92 +159,117 @@ int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine
       felem[s] = n++;
     }
   }
-  /* Groups: fine nodes by membership; faces split (end points kept) where a child touches an
-   * internal node; the kept children of the group's elements. */
+  return PM_OK;
+}
+
+/* The faces of coarse group L split into F (end points kept), the children that touch an
+ * internal node only.  F's face arrays are allocated for every child.  Local. */
+static int group_faces(const work_t *w, const pm_local_group_t *L, pm_local_group_t *F) {
+  const pm_local_t *c = w->c;
+  F->face_ptr[0] = 0;
+  for (int32_t fa = 0; fa < L->n_faces; fa++) {
+    const int32_t *v = L->face_node + L->face_ptr[fa];
+    int nvf = L->face_ptr[fa + 1] - L->face_ptr[fa];
+    int32_t sub[2][2];
+    int nsub = 1;
+    if (nvf == 2) {
+      int64_t ka = c->node_index[v[0]], kb = c->node_index[v[1]];
+      int32_t mid = w->nv + (ka < kb ? find_edge(w, ka, kb) : find_edge(w, kb, ka)); /* found in group_bits */
+      sub[0][0] = v[0], sub[0][1] = mid, sub[1][0] = mid, sub[1][1] = v[1];
+      nsub = 2;
+    } else {
+      PM_CHECK(nvf == 1, PM_ERR_UNSUPPORTED, "rank %d: group '%s' face %d has %d nodes", w->rank, L->name, fa + 1, nvf);
+      sub[0][0] = v[0];
+    }
+    for (int ch = 0; ch < nsub; ch++) {
+      int mine = 0;
+      for (int j = 0; j < nvf; j++) mine |= w->cown[sub[ch][j]] == w->rank;
+      if (!mine) continue;
+      int32_t q = F->n_faces++, p = F->face_ptr[q];
+      F->face_type[q] = L->face_type[fa];
+      F->face_gid[q] = L->face_gid[fa] == 0 ? 0 : (L->face_gid[fa] - 1) * w->m + ch + 1;
+      for (int j = 0; j < nvf; j++) {
+        PM_CHECK(w->lid[sub[ch][j]] >= 0, PM_ERR_INCONSISTENT,
+                 "rank %d: group '%s': a refined face's node is not local (internal error)", w->rank, L->name);
+        F->face_node[p + j] = w->lid[sub[ch][j]];
+      }
+      F->face_ptr[q + 1] = p + nvf;
+    }
+  }
+  return PM_OK;
+}
+
+/* Group g: fine nodes by membership; faces split where a child touches an internal node; the
+ * kept children of the group's elements (felem from build_elements).  Local. */
+static int build_group(const work_t *w, pm_local_t *f, const int32_t *fc, const int32_t *felem, int g) {
+  const pm_local_group_t *L = &w->c->groups[g];
+  pm_local_group_t *F = &f->groups[g];
+  PM_CALL(pm_strdup(L->name, &F->name));
+  F->dim = L->dim;
+  int32_t cn = 0, ce = 0;
+  for (int32_t i = 0; i < f->n_total; i++) cn += has_bit(w, fc[i], g);
+  for (int32_t k = 0; k < L->n_elems; k++)
+    for (int ch = 0; ch < w->m; ch++) ce += felem[(int64_t)L->elems[k] * w->m + ch] >= 0;
+  int64_t cf = 2 * (int64_t)L->n_faces, cfn = 2 * (int64_t)L->face_ptr[L->n_faces];
+  PM_CHECK(cfn <= INT32_MAX, PM_ERR_ARG, "rank %d: group '%s' would have more than %d face node entries", w->rank,
+           L->name, INT32_MAX);
+  PM_CALL(PM_MALLOC(F->nodes, cn, "refined group nodes"));
+  PM_CALL(PM_MALLOC(F->elems, ce, "refined group elements"));
+  PM_CALL(PM_MALLOC(F->face_type, cf, "refined group faces"));
+  PM_CALL(PM_MALLOC(F->face_gid, cf, "refined group faces"));
+  PM_CALL(PM_MALLOC(F->face_ptr, cf + 1, "refined group faces"));
+  PM_CALL(PM_MALLOC(F->face_node, cfn, "refined group faces"));
+  for (int32_t i = 0; i < f->n_total; i++)
+    if (has_bit(w, fc[i], g)) F->nodes[F->n_nodes++] = i;
+  for (int32_t k = 0; k < L->n_elems; k++)
+    for (int ch = 0; ch < w->m; ch++) {
+      int32_t fe = felem[(int64_t)L->elems[k] * w->m + ch];
+      if (fe >= 0) F->elems[F->n_elems++] = fe;
+    }
+  return group_faces(w, L, F);
+}
+
+/* Parents: the coarse nodes each fine node interpolates.  Local. */
+static int build_parents(const work_t *w, const pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  pm_refine_parents_t *pa = NULL;
+  PM_TRY(PM_CALLOC(pa, 1, "refinement parents"));
+  pa->n = f->n_total;
+  PM_TRY(PM_MALLOC(pa->ptr, pa->n + 1, "refinement parents"));
+  PM_TRY(PM_MALLOC(pa->node, 4 * (int64_t)pa->n, "refinement parents"));
+  pa->ptr[0] = 0;
+  for (int32_t i = 0; i < pa->n; i++) {
+    int32_t k = fc[i], *out = pa->node + pa->ptr[i], np = 0;
+    if (k < w->nv) {
+      out[np++] = k;
+    } else if (k < w->nv + w->ne) {
+      out[np++] = w->edge[k - w->nv].a;
+      out[np++] = w->edge[k - w->nv].b;
+    } else {
+      int32_t e = w->quad_elem[k - w->nv - w->ne];
+      for (int j = 0; j < 4; j++) out[np++] = c->elem_node[c->elem_ptr[e] + j];
+    }
+    pa->ptr[i + 1] = pa->ptr[i] + np;
+  }
+  *parents = pa;
+  pa = NULL;
+cleanup:
+  pm_refine_parents_destroy(&pa);
+  return ierr;
+}
+
+/* Elements, groups and parents.  Local. */
+int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  int32_t *felem = NULL; /* [n_elems*m]: fine element of each kept child, -1 */
+  PM_TRY(build_elements(w, f, fc, &felem));
   PM_TRY(PM_CALLOC(f->groups, c->n_groups, "refined groups"));
   f->n_groups = c->n_groups;
-  for (int g = 0; g < c->n_groups; g++) {
-    const pm_local_group_t *L = &c->groups[g];
-    pm_local_group_t *F = &f->groups[g];
-    PM_TRY(pm_strdup(L->name, &F->name));
-    F->dim = L->dim;
-    int32_t cn = 0, ce = 0;
-    for (int32_t i = 0; i < f->n_total; i++) cn += has_bit(w, fc[i], g);
-    for (int32_t k = 0; k < L->n_elems; k++)
-      for (int ch = 0; ch < w->m; ch++) ce += felem[(int64_t)L->elems[k] * w->m + ch] >= 0;
-    int64_t cf = 2 * (int64_t)L->n_faces, cfn = 2 * (int64_t)L->face_ptr[L->n_faces];
-    PM_TRY_CHECK(cfn <= INT32_MAX, PM_ERR_ARG, "rank %d: group '%s' would have more than %d face node entries", w->rank,
-                 L->name, INT32_MAX);
-    PM_TRY(PM_MALLOC(F->nodes, cn, "refined group nodes"));
-    PM_TRY(PM_MALLOC(F->elems, ce, "refined group elements"));
-    PM_TRY(PM_MALLOC(F->face_type, cf, "refined group faces"));
-    PM_TRY(PM_MALLOC(F->face_gid, cf, "refined group faces"));
-    PM_TRY(PM_MALLOC(F->face_ptr, cf + 1, "refined group faces"));
-    PM_TRY(PM_MALLOC(F->face_node, cfn, "refined group faces"));
-    for (int32_t i = 0; i < f->n_total; i++)
-      if (has_bit(w, fc[i], g)) F->nodes[F->n_nodes++] = i;
-    for (int32_t k = 0; k < L->n_elems; k++)
-      for (int ch = 0; ch < w->m; ch++) {
-        int32_t fe = felem[(int64_t)L->elems[k] * w->m + ch];
-        if (fe >= 0) F->elems[F->n_elems++] = fe;
-      }
-    F->face_ptr[0] = 0;
-    for (int32_t fa = 0; fa < L->n_faces; fa++) {
-      const int32_t *v = L->face_node + L->face_ptr[fa];
-      int nvf = L->face_ptr[fa + 1] - L->face_ptr[fa];
-      int32_t sub[2][2];
-      int nsub = 1;
-      if (nvf == 2) {
-        int64_t ka = c->node_index[v[0]], kb = c->node_index[v[1]];
-        int32_t mid = w->nv + (ka < kb ? find_edge(w, ka, kb) : find_edge(w, kb, ka)); /* found in group_bits */
-        sub[0][0] = v[0], sub[0][1] = mid, sub[1][0] = mid, sub[1][1] = v[1];
-        nsub = 2;
-      } else {
-        PM_TRY_CHECK(nvf == 1, PM_ERR_UNSUPPORTED, "rank %d: group '%s' face %d has %d nodes", w->rank, L->name, fa + 1,
-                     nvf);
-        sub[0][0] = v[0];
-      }
-      for (int ch = 0; ch < nsub; ch++) {
-        int mine = 0;
-        for (int j = 0; j < nvf; j++) mine |= w->cown[sub[ch][j]] == w->rank;
-        if (!mine) continue;
-        int32_t q = F->n_faces++, p = F->face_ptr[q];
-        F->face_type[q] = L->face_type[fa];
-        F->face_gid[q] = L->face_gid[fa] == 0 ? 0 : (L->face_gid[fa] - 1) * w->m + ch + 1;
-        for (int j = 0; j < nvf; j++) {
-          PM_TRY_CHECK(w->lid[sub[ch][j]] >= 0, PM_ERR_INCONSISTENT,
-                       "rank %d: group '%s': a refined face's node is not local (internal error)", w->rank, L->name);
-          F->face_node[p + j] = w->lid[sub[ch][j]];
-        }
-        F->face_ptr[q + 1] = p + nvf;
-      }
-    }
-  }
-  /* Parents: the coarse nodes each fine node interpolates. */
-  if (parents) {
-    PM_TRY(PM_CALLOC(pa, 1, "refinement parents"));
-    pa->n = f->n_total;
-    PM_TRY(PM_MALLOC(pa->ptr, pa->n + 1, "refinement parents"));
-    PM_TRY(PM_MALLOC(pa->node, 4 * (int64_t)pa->n, "refinement parents"));
-    pa->ptr[0] = 0;
-    for (int32_t i = 0; i < pa->n; i++) {
-      int32_t k = fc[i], *out = pa->node + pa->ptr[i], np = 0;
-      if (k < w->nv) {
-        out[np++] = k;
-      } else if (k < w->nv + w->ne) {
-        out[np++] = w->edge[k - w->nv].a;
-        out[np++] = w->edge[k - w->nv].b;
-      } else {
-        int32_t e = w->quad_elem[k - w->nv - w->ne];
-        for (int j = 0; j < 4; j++) out[np++] = c->elem_node[c->elem_ptr[e] + j];
-      }
-      pa->ptr[i + 1] = pa->ptr[i] + np;
-    }
-    *parents = pa;
-    pa = NULL;
-  }
+  for (int g = 0; g < c->n_groups; g++) PM_TRY(build_group(w, f, fc, felem, g));
+  if (parents) PM_TRY(build_parents(w, f, fc, parents));
 cleanup:
   free(felem);
-  pm_refine_parents_destroy(&pa);
   return ierr;
 }

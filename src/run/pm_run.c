@@ -373,7 +373,7 @@ static int initial_state(run_t *r, double *u) {
   }
   ierr = pm_comm_agree(p->comm, ierr);
   if (!ierr) ierr = pm_halo_update(p->halo, u, MPI_DOUBLE, 1);
-  if (!ierr) ierr = pm_fem_dirichlet(p->local, r->prob, fixed, u);
+  if (!ierr) ierr = pm_fem_dirichlet(p->local, r->prob, 0.0, fixed, u);
   free(fixed);
   return pm_comm_agree(p->comm, ierr);
 }
@@ -521,7 +521,7 @@ static int tstep_rhs(const run_t *r, tstep_t *ts, double t, double *u, double *r
   memset(ts->w, 0, (size_t)(l->n_total + l->n_aux) * sizeof *ts->w);
   PM_CALL(pm_csr_spmv(ts->m, r->part->halo, u, q, NULL, &te));
   *t_exchange += te;
-  PM_CALL(pm_fem_dirichlet_time(l, r->prob, t, ts->fixed, ts->w));
+  PM_CALL(pm_fem_dirichlet(l, r->prob, t, ts->fixed, ts->w));
   PM_CALL(pm_fem_load(l, r->prob, t, ts->f));
   PM_CALL(pm_csr_spmv(ts->a, r->part->halo, ts->w, ts->s, NULL, &te));
   *t_exchange += te;

@@ -159,6 +159,84 @@ static int coupled(const pm_csr_t *a, int32_t i) {
   return 0;
 }
 
+/* Which owned coarse nodes are coarse unknowns (cfree[c] = 1): a coarse vertex keeps its owner,
+ * so each owned coarse node is the single parent of an owned fine node, and is an unknown when
+ * that node's row is coupled (keep[r], computed here with node2row).  Collective: a coarse
+ * node that is no fine vertex is agreed on as an error. */
+static int mark_unknowns(MPI_Comm comm, int rank, const pm_csr_t *a, int32_t nfo, const pm_local_t *cm,
+                         const pm_refine_parents_t *par, const int32_t *row2node, int32_t *node2row, int8_t *keep,
+                         int8_t *cfree) {
+  int32_t n = a->n, nco = cm->n_internal, bad = -1;
+  int ierr = PM_OK;
+  for (int32_t v = 0; v < nfo; v++) node2row[v] = -1;
+  for (int32_t r = 0; r < n; r++) {
+    node2row[row2node ? row2node[r] : r] = r;
+    keep[r] = (int8_t)coupled(a, r);
+  }
+  for (int32_t c = 0; c < nco; c++) cfree[c] = -1;
+  for (int32_t v = 0; v < nfo; v++) {
+    if (par->ptr[v + 1] - par->ptr[v] != 1) continue;
+    int32_t c = par->node[par->ptr[v]], r = node2row[v];
+    if (c >= 0 && c < nco) cfree[c] = (int8_t)(r >= 0 && keep[r]);
+  }
+  for (int32_t c = 0; c < nco && bad < 0; c++)
+    if (cfree[c] < 0) bad = c;
+  if (bad >= 0)
+    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                        "geometric multigrid: rank %d: owned node %d of the coarser mesh (global id %lld) is no "
+                        "owned vertex of the finer one: the meshes are not one refinement of the other",
+                        rank, (int)bad, cm->gid ? (long long)cm->gid[bad] : -1LL);
+  return pm_comm_agree(comm, ierr);
+}
+
+/* The coarse unknowns numbered in rank order: crange[P+1], their global ids cid on every node
+ * of cm (-1 for none; the externals' from their owners) and their nodes crow2node.  *stop: no
+ * coarse unknown anywhere (cid and crow2node are then not set).  Collective. */
+static int number_unknowns(MPI_Comm comm, int P, int rank, const pm_local_t *cm, const int8_t *cfree, int64_t *crange,
+                           int64_t *cid, int32_t *crow2node, int *stop) {
+  int ierr = PM_OK;
+  int32_t nco = cm->n_internal, nk = 0;
+  pm_halo_t *ch = NULL;
+  for (int32_t c = 0; c < nco; c++) nk += cfree[c];
+  int64_t mine = nk;
+  int rc = MPI_Allgather(&mine, 1, MPI_INT64_T, crange + 1, 1, MPI_INT64_T, comm);
+  if (rc != MPI_SUCCESS) return pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Allgather (geometric multigrid layout)");
+  crange[0] = 0;
+  for (int q = 0; q < P; q++) crange[q + 1] += crange[q];
+  if (crange[P] == 0) {
+    *stop = 1;
+    return PM_OK;
+  }
+  for (int32_t c = 0, k = 0; c < nco; c++) {
+    cid[c] = cfree[c] ? crange[rank] + k : -1;
+    if (cfree[c]) crow2node[k++] = c;
+  }
+  ierr = pm_halo_create(comm, cm, pm_exchange_default(), &ch);
+  if (!ierr) ierr = pm_halo_update(ch, cid, MPI_INT64_T, 1);
+  ierr = pm_comm_agree(comm, ierr);
+  pm_halo_destroy(&ch);
+  return ierr;
+}
+
+/* P's weights: 1 / (number of parents) to each parent that is a coarse unknown, in columns map[]
+ * (rediscretised: local coarse indices) or else cid[] (global ids, for the Galerkin product). */
+static void fill_prolongator(pm_amg_p_t *p, const pm_refine_parents_t *par, const int32_t *row2node, const int8_t *keep,
+                             const int64_t *cid, const int32_t *map) {
+  for (int32_t r = 0; r < p->n; r++) {
+    int32_t v = row2node ? row2node[r] : r, w = p->ptr[r];
+    double wt = 1.0 / (double)(par->ptr[v + 1] - par->ptr[v]);
+    for (int32_t k = par->ptr[v]; keep[r] && k < par->ptr[v + 1]; k++) {
+      int32_t c = par->node[k];
+      if (cid[c] < 0) continue;
+      if (map)
+        p->col[w] = map[c];
+      else
+        p->gcol[w] = cid[c];
+      p->val[w++] = wt;
+    }
+  }
+}
+
 /* Level l+1 from level l, whose rows are the owned nodes row2node[] of `fm` (NULL: row i is node
  * i), and the refinement's parents into `cm`.  The coarse unknowns are cm's owned nodes whose
  * fine vertex is a coupled row, numbered in rank order; *crow2node receives their nodes.
@@ -169,11 +247,10 @@ static int geo_coarsen(pm_mg_t *g, int l, const pm_local_t *fm, const pm_local_t
   int ierr = PM_OK, P, rank;
   pm_amg_level_t *lv = &h->lev[l], *cv = &h->lev[l + 1];
   const pm_csr_t *a = lv->a;
-  int32_t n = a->n, nfo = fm->n_internal, nco = cm->n_internal, nk = 0, bad = -1;
+  int32_t n = a->n, nfo = fm->n_internal, nco = cm->n_internal;
   int32_t *node2row = NULL;
   int8_t *keep = NULL, *cfree = NULL;
   int64_t *cid = NULL, *crange = NULL;
-  pm_halo_t *ch = NULL;
   pm_amg_p_t *p = NULL;
   pm_csr_t *am = NULL;
   MPI_Comm_size(h->comm, &P);
@@ -189,48 +266,9 @@ static int geo_coarsen(pm_mg_t *g, int l, const pm_local_t *fm, const pm_local_t
   if (!ierr) ierr = PM_CALLOC(p, 1, "geometric prolongator");
   if (!ierr) ierr = PM_MALLOC(p->ptr, (size_t)n + 1, "geometric prolongator");
   PM_TRY(pm_comm_agree(h->comm, ierr));
-  for (int32_t v = 0; v < nfo; v++) node2row[v] = -1;
-  for (int32_t r = 0; r < n; r++) {
-    node2row[row2node ? row2node[r] : r] = r;
-    keep[r] = (int8_t)coupled(a, r);
-  }
-  /* A coarse vertex keeps its owner, so each owned coarse node is the single parent of an
-   * owned fine node: a coarse unknown when that node's row is coupled. */
-  for (int32_t c = 0; c < nco; c++) cfree[c] = -1;
-  for (int32_t v = 0; v < nfo; v++) {
-    if (par->ptr[v + 1] - par->ptr[v] != 1) continue;
-    int32_t c = par->node[par->ptr[v]], r = node2row[v];
-    if (c >= 0 && c < nco) cfree[c] = (int8_t)(r >= 0 && keep[r]);
-  }
-  for (int32_t c = 0; c < nco && bad < 0; c++)
-    if (cfree[c] < 0) bad = c;
-  if (bad >= 0)
-    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                        "geometric multigrid: rank %d: owned node %d of the coarser mesh (global id %lld) is no "
-                        "owned vertex of the finer one: the meshes are not one refinement of the other",
-                        rank, (int)bad, cm->gid ? (long long)cm->gid[bad] : -1LL);
-  PM_TRY(pm_comm_agree(h->comm, ierr));
-  for (int32_t c = 0; c < nco; c++) nk += cfree[c];
-  int64_t mine = nk;
-  int rc = MPI_Allgather(&mine, 1, MPI_INT64_T, crange + 1, 1, MPI_INT64_T, h->comm);
-  if (rc != MPI_SUCCESS) {
-    ierr = pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Allgather (geometric multigrid layout)");
-    goto cleanup;
-  }
-  crange[0] = 0;
-  for (int q = 0; q < P; q++) crange[q + 1] += crange[q];
-  if (crange[P] == 0) {
-    *stop = 1;
-    goto cleanup;
-  }
-  for (int32_t c = 0, k = 0; c < nco; c++) {
-    cid[c] = cfree[c] ? crange[rank] + k : -1;
-    if (cfree[c]) (*crow2node)[k++] = c;
-  }
-  ierr = pm_halo_create(h->comm, cm, pm_exchange_default(), &ch);
-  if (!ierr) ierr = pm_halo_update(ch, cid, MPI_INT64_T, 1);
-  PM_TRY(pm_comm_agree(h->comm, ierr));
-  /* P: weight 1 / (number of parents) to each parent that is a coarse unknown. */
+  PM_TRY(mark_unknowns(h->comm, rank, a, nfo, cm, par, row2node, node2row, keep, cfree));
+  PM_TRY(number_unknowns(h->comm, P, rank, cm, cfree, crange, cid, *crow2node, stop));
+  if (*stop) goto cleanup;
   p->n = n;
   p->ptr[0] = 0;
   for (int32_t r = 0; r < n; r++) {
@@ -260,19 +298,7 @@ static int geo_coarsen(pm_mg_t *g, int l, const pm_local_t *fm, const pm_local_t
   if (!ierr) ierr = PM_MALLOC(p->val, (size_t)p->ptr[n] + 1, "geometric prolongator");
   if (ierr) free(map);
   PM_TRY(pm_comm_agree(h->comm, ierr));
-  for (int32_t r = 0; r < n; r++) {
-    int32_t v = row2node ? row2node[r] : r, w = p->ptr[r];
-    double wt = 1.0 / (double)(par->ptr[v + 1] - par->ptr[v]);
-    for (int32_t k = par->ptr[v]; keep[r] && k < par->ptr[v + 1]; k++) {
-      int32_t c = par->node[k];
-      if (cid[c] < 0) continue;
-      if (map)
-        p->col[w] = map[c];
-      else
-        p->gcol[w] = cid[c];
-      p->val[w++] = wt;
-    }
-  }
+  fill_prolongator(p, par, row2node, keep, cid, map);
   free(map);
   if (!g->rediscretized) PM_TRY(pm_amg_rap(a, lv->dm, p, crange, &cv->dm, &cv->own));
   /* The cycle reads P's local columns only. */
@@ -289,7 +315,6 @@ cleanup:
   }
   pm_amg_p_destroy(&p);
   pm_csr_destroy(&am);
-  pm_halo_destroy(&ch);
   free(node2row);
   free(keep);
   free(cfree);

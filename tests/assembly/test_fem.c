@@ -480,13 +480,18 @@ static void test_groups_and_dirichlet(void) {
   OK(pm_problem_add_dirichlet(q, "ends", pm_value_expr("5")));
   char fixed[3] = {9, 9, 9};
   double u[3] = {-1, -1, -1};
-  OK(pm_fem_dirichlet(l, q, fixed, u));
+  OK(pm_fem_dirichlet(l, q, 0.0, fixed, u));
   EXPECT(fixed[0] == 1 && fixed[1] == 0 && fixed[2] == 1, "pm_fem_dirichlet: marks %d %d %d", fixed[0], fixed[1],
          fixed[2]);
   EXPECT(u[0] == 5 && u[1] == -1 && u[2] == 5, "pm_fem_dirichlet: u = %g %g %g, expected 5 -1 5", u[0], u[1], u[2]);
+  /* ... at a given time: values that depend on t are evaluated there. */
+  prob_init(&q, "1", "1", 1.0);
+  OK(pm_problem_add_dirichlet(q, "ends", pm_value_expr("1 + 2 * t")));
+  OK(pm_fem_dirichlet(l, q, 0.5, fixed, u));
+  EXPECT(u[0] == 2 && u[2] == 2, "pm_fem_dirichlet at t = 0.5: u = %g %g, expected 2 2", u[0], u[2]);
   prob_init(&q, "1", "1", 1.0);
   OK(pm_problem_add_dirichlet(q, "nosuch", pm_value_expr("1")));
-  expect_error("Dirichlet on a missing group", pm_fem_dirichlet(l, q, fixed, u), PM_ERR_ARG,
+  expect_error("Dirichlet on a missing group", pm_fem_dirichlet(l, q, 0.0, fixed, u), PM_ERR_ARG,
                "the Dirichlet condition on 'nosuch': no group of that name");
 
   double w[3], ww[] = {0.5, 1, 0.5};

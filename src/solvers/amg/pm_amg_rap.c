@@ -293,69 +293,95 @@ static void sort_row(int64_t *g, double *v, int32_t n) {
   }
 }
 
-int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int64_t *crange, pm_dmat_t **cdm,
-               pm_csr_t **ac) {
-  int ierr = PM_OK, P = fdm->size, rank = fdm->rank;
-  int32_t *xptr = NULL;
-  int64_t *xcol = NULL;
-  double *xval = NULL;
-  contrib_t mine = {NULL, 0};
-  int *sc = NULL, *rc = NULL;
-  rec_t *sbuf = NULL, *rbuf = NULL;
-  size_t *segs = NULL;
-  int32_t *sptr = NULL, *mark = NULL, *list = NULL;
-  double *acc = NULL;
-  int64_t *rg = NULL, *ext = NULL, *ids = NULL;
-  double *rv = NULL;
-  int32_t *rptr = NULL;
-  hmap_t h = {0};
-  pm_csr_t *tmp = NULL;
-  *cdm = NULL;
-  *ac = NULL;
-  int64_t c0 = crange[rank];
-  int32_t nc = (int32_t)(crange[rank + 1] - c0);
+/* The state of pm_amg_rap between its steps; rap_free frees it. */
+typedef struct rap {
+  const pm_dmat_t *fdm;
+  int64_t c0; /* the first owned coarse row */
+  int32_t nc; /* owned coarse rows */
+  contrib_t mine;
+  rec_t *rbuf; /* the contributions received from other ranks: nrecv records */
+  size_t nrecv;
+  int32_t *sptr;   /* segments of owned coarse row r: segs[sptr[r]..sptr[r+1]] */
+  size_t *segs;    /* record positions: local ones as is, received ones offset by mine.n */
+  size_t total;    /* entries in all segments */
+  size_t nforeign; /* of them, columns owned by other ranks */
+  hmap_t h;        /* the other ranks' column ids -> work index - nc */
+  int64_t *ids;    /* work index -> coarse id */
+  int32_t *rptr;   /* the summed coarse rows: rptr[nc+1], rg / rv[w] (off-diagonals) */
+  int64_t *rg;
+  double *rv;
+  size_t w;
+  pm_csr_t *tmp; /* the coarse matrix being built (tmp->d the diagonal) */
+} rap_t;
 
-  PM_TRY(fetch_rows(fdm, p, &xptr, &xcol, &xval));
-  ierr = triple_product(a, fdm, p, c0, nc, xptr, xcol, xval, &mine);
-  free(xptr);
-  free(xcol);
-  free(xval);
-  xptr = NULL;
-  xcol = NULL;
-  xval = NULL;
-  /* Rows owned elsewhere go to their owners; one pass counts, one packs. */
+static void rap_free(rap_t *R) {
+  free(R->mine.rec);
+  free(R->rbuf);
+  free(R->segs);
+  free(R->sptr);
+  free(R->rg);
+  free(R->rv);
+  free(R->rptr);
+  free(R->ids);
+  hmap_free(&R->h);
+  pm_csr_destroy(&R->tmp);
+}
+
+/* Rows owned elsewhere go to their owners (one pass counts, one packs); R->rbuf receives the
+ * other ranks' contributions.  `pending` is an error of the caller's previous step, agreed on
+ * with this step's allocations. */
+static int send_rows(rap_t *R, const int64_t *crange, int pending) {
+  const pm_dmat_t *fdm = R->fdm;
+  int ierr = pending, P = fdm->size;
+  int64_t c0 = R->c0;
+  int32_t nc = R->nc;
+  const contrib_t mine = R->mine;
+  int *sc = NULL, *rc = NULL;
+  rec_t *sbuf = NULL;
+  size_t *off = NULL;
   if (!ierr) ierr = PM_CALLOC(sc, 2 * (size_t)P, "coarse row counts");
   if (!ierr) ierr = PM_MALLOC(sbuf, mine.n + 1, "coarse rows to send");
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
   rc = sc + P;
-  {
-    for (size_t at = 0; at < mine.n; at += 1 + (size_t)mine.rec[at].v) {
-      int64_t g = mine.rec[at].g;
-      if (g >= c0 && g < c0 + nc) continue;
-      sc[owner_of(crange, P, g)] += 1 + (int)mine.rec[at].v;
-    }
-    size_t *off = NULL;
-    PM_TRY(PM_MALLOC(off, (size_t)P + 1, "coarse row offsets"));
-    off[0] = 0;
-    for (int q = 0; q < P; q++) off[q + 1] = off[q] + (size_t)sc[q];
-    for (size_t at = 0; at < mine.n; at += 1 + (size_t)mine.rec[at].v) {
-      int64_t g = mine.rec[at].g;
-      if (g >= c0 && g < c0 + nc) continue;
-      int q = owner_of(crange, P, g);
-      size_t len = 1 + (size_t)mine.rec[at].v;
-      memcpy(sbuf + off[q], mine.rec + at, len * sizeof *sbuf);
-      off[q] += len;
-    }
-    free(off);
+  for (size_t at = 0; at < mine.n; at += 1 + (size_t)mine.rec[at].v) {
+    int64_t g = mine.rec[at].g;
+    if (g >= c0 && g < c0 + nc) continue;
+    sc[owner_of(crange, P, g)] += 1 + (int)mine.rec[at].v;
   }
-  PM_TRY(pm_dmat_alltoallv(fdm->comm, sizeof(rec_t), sc, sbuf, rc, (void **)&rbuf));
+  PM_TRY(PM_MALLOC(off, (size_t)P + 1, "coarse row offsets"));
+  off[0] = 0;
+  for (int q = 0; q < P; q++) off[q + 1] = off[q] + (size_t)sc[q];
+  for (size_t at = 0; at < mine.n; at += 1 + (size_t)mine.rec[at].v) {
+    int64_t g = mine.rec[at].g;
+    if (g >= c0 && g < c0 + nc) continue;
+    int q = owner_of(crange, P, g);
+    size_t len = 1 + (size_t)mine.rec[at].v;
+    memcpy(sbuf + off[q], mine.rec + at, len * sizeof *sbuf);
+    off[q] += len;
+  }
+  free(off);
+  off = NULL;
+  PM_TRY(pm_dmat_alltoallv(fdm->comm, sizeof(rec_t), sc, sbuf, rc, (void **)&R->rbuf));
+  R->nrecv = 0;
+  for (int q = 0; q < P; q++) R->nrecv += (size_t)rc[q];
+cleanup:
+  free(off);
   free(sbuf);
-  sbuf = NULL;
-  size_t nrecv = 0, total = 0;
-  for (int q = 0; q < P; q++) nrecv += (size_t)rc[q];
-  /* Segments per owned coarse row: the local contribution and every received one. */
-  ierr = PM_CALLOC(sptr, (size_t)nc + 2, "coarse row segments");
-  int32_t nseg = 0;
+  free(sc);
+  return ierr;
+}
+
+/* Segments per owned coarse row: the local contribution and every received one (R->sptr,
+ * R->segs); counts their entries (R->total) and the columns owned elsewhere (R->nforeign). */
+static int segment_rows(rap_t *R) {
+  const pm_dmat_t *fdm = R->fdm;
+  int64_t c0 = R->c0;
+  int32_t nc = R->nc;
+  const contrib_t mine = R->mine;
+  const rec_t *rbuf = R->rbuf;
+  size_t nrecv = R->nrecv, total = 0;
+  int ierr = PM_CALLOC(R->sptr, (size_t)nc + 2, "coarse row segments");
+  int32_t *sptr = R->sptr, nseg = 0;
   for (int pass = 0; pass < 2 && !ierr; pass++) {
     const rec_t *r = pass ? rbuf : mine.rec;
     size_t nrec = pass ? nrecv : mine.n;
@@ -363,7 +389,7 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
       int64_t g = r[at].g;
       if (g < c0 || g >= c0 + nc) {
         if (pass)
-          ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "rank %d received coarse row %lld", rank,
+          ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "rank %d received coarse row %lld", fdm->rank,
                               (long long)g);
         continue;
       }
@@ -372,10 +398,9 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
       total += (size_t)r[at].v;
     }
   }
-  if (!ierr) ierr = PM_MALLOC(segs, (size_t)nseg + 1, "coarse row segments");
-  PM_TRY(pm_comm_agree(fdm->comm, ierr));
+  if (!ierr) ierr = PM_MALLOC(R->segs, (size_t)nseg + 1, "coarse row segments");
+  PM_CALL(pm_comm_agree(fdm->comm, ierr));
   for (int32_t r = 0; r < nc; r++) sptr[r + 2] += sptr[r + 1];
-  /* segs holds record positions: local ones as is, received ones offset by mine.n. */
   size_t nforeign = 0;
   for (int pass = 0; pass < 2; pass++) {
     const rec_t *r = pass ? rbuf : mine.rec;
@@ -383,33 +408,63 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
     for (size_t at = 0; at < nrec; at += 1 + (size_t)r[at].v) {
       int64_t g = r[at].g;
       if (g < c0 || g >= c0 + nc) continue;
-      segs[sptr[g - c0 + 1]++] = at + (pass ? mine.n : 0);
+      R->segs[sptr[g - c0 + 1]++] = at + (pass ? mine.n : 0);
       for (size_t k = 1; k <= (size_t)r[at].v; k++) nforeign += r[at + k].g < c0 || r[at + k].g >= c0 + nc;
     }
   }
-  /* Work indices of the column ids: this rank's rows directly (g - c0), the others through a hash. */
-  ierr = hmap_init(&h, nforeign);
+  R->total = total;
+  R->nforeign = nforeign;
+  return PM_OK;
+}
+
+/* Work indices of the column ids: this rank's rows directly (g - c0), the others through the
+ * hash R->h.  Not collective: the caller agrees on the error. */
+static int hash_columns(rap_t *R) {
+  int64_t c0 = R->c0;
+  int32_t nc = R->nc;
+  int ierr = hmap_init(&R->h, R->nforeign);
   for (int pass = 0; pass < 2 && !ierr; pass++) {
-    const rec_t *r = pass ? rbuf : mine.rec;
-    size_t nrec = pass ? nrecv : mine.n;
+    const rec_t *r = pass ? R->rbuf : R->mine.rec;
+    size_t nrec = pass ? R->nrecv : R->mine.n;
     for (size_t at = 0; at < nrec; at += 1 + (size_t)r[at].v) {
       int64_t g = r[at].g;
       if (g < c0 || g >= c0 + nc) continue;
       for (size_t k = 1; k <= (size_t)r[at].v; k++)
-        if (r[at + k].g < c0 || r[at + k].g >= c0 + nc) hmap_add(&h, r[at + k].g);
+        if (r[at + k].g < c0 || r[at + k].g >= c0 + nc) hmap_add(&R->h, r[at + k].g);
     }
   }
+  return ierr;
+}
+
+/* Each owned coarse row summed over its segments (Gustavson: marker and accumulator over the
+ * work indices) into R->tmp->d (the diagonal) and R->rptr / rg / rv (the off-diagonals, sorted
+ * by column id). */
+static int sum_rows(rap_t *R) {
+  const pm_dmat_t *fdm = R->fdm;
+  int64_t c0 = R->c0;
+  int32_t nc = R->nc;
+  const contrib_t mine = R->mine;
+  const rec_t *rbuf = R->rbuf;
+  int32_t *mark = NULL, *list = NULL;
+  double *acc = NULL;
+  int ierr = hash_columns(R);
+  const hmap_t h = R->h;
   int32_t m = nc + h.count;
   if (!ierr) ierr = PM_MALLOC(mark, m + 1, "coarse marker");
   if (!ierr) ierr = PM_MALLOC(list, m + 1, "coarse row");
   if (!ierr) ierr = PM_MALLOC(acc, m + 1, "coarse accumulator");
-  if (!ierr) ierr = PM_MALLOC(ids, m + 1, "coarse ids");
-  if (!ierr) ierr = PM_MALLOC(rptr, (size_t)nc + 1, "coarse rows");
-  if (!ierr) ierr = PM_MALLOC(rg, total + 1, "coarse columns");
-  if (!ierr) ierr = PM_MALLOC(rv, total + 1, "coarse values");
-  if (!ierr) ierr = PM_CALLOC(tmp, 1, "coarse matrix");
-  if (!ierr) ierr = PM_MALLOC(tmp->d, (size_t)nc + 1, "coarse diagonal");
+  if (!ierr) ierr = PM_MALLOC(R->ids, m + 1, "coarse ids");
+  if (!ierr) ierr = PM_MALLOC(R->rptr, (size_t)nc + 1, "coarse rows");
+  if (!ierr) ierr = PM_MALLOC(R->rg, R->total + 1, "coarse columns");
+  if (!ierr) ierr = PM_MALLOC(R->rv, R->total + 1, "coarse values");
+  if (!ierr) ierr = PM_CALLOC(R->tmp, 1, "coarse matrix");
+  if (!ierr) ierr = PM_MALLOC(R->tmp->d, (size_t)nc + 1, "coarse diagonal");
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
+  int64_t *ids = R->ids, *rg = R->rg;
+  int32_t *rptr = R->rptr, *sptr = R->sptr;
+  const size_t *segs = R->segs;
+  double *rv = R->rv;
+  pm_csr_t *tmp = R->tmp;
   for (int32_t c = 0; c < nc; c++) ids[c] = c0 + c;
   for (size_t s = 0; s <= h.mask; s++)
     if (h.key[s] != -1) ids[nc + h.val[s]] = h.key[s];
@@ -447,10 +502,24 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
     sort_row(rg + b, rv + b, (int32_t)(w - b));
     rptr[r + 1] = (int32_t)w;
   }
-  /* The coarse layout: its externals are the other ranks' rows that the owned coarse rows or
-   * the local P reference. */
-  size_t npp = (size_t)p->ptr[p->n], next = 0;
-  ierr = PM_MALLOC(ext, w + npp + 1, "coarse externals");
+  R->w = w;
+cleanup:
+  free(mark);
+  free(list);
+  free(acc);
+  return ierr;
+}
+
+/* The coarse layout: its externals are the other ranks' rows that the owned coarse rows or the
+ * local P reference.  Then the coarse matrix in its local columns (*ac) and p->col. */
+static int coarse_layout(rap_t *R, pm_amg_p_t *p, const int64_t *crange, pm_dmat_t **cdm, pm_csr_t **ac) {
+  const pm_dmat_t *fdm = R->fdm;
+  int64_t c0 = R->c0, *ext = NULL;
+  int32_t nc = R->nc;
+  const int64_t *rg = R->rg;
+  size_t w = R->w, npp = (size_t)p->ptr[p->n], next = 0;
+  pm_csr_t *tmp = R->tmp;
+  int ierr = PM_MALLOC(ext, w + npp + 1, "coarse externals");
   for (size_t k = 0; !ierr && k < w; k++)
     if (rg[k] < c0 || rg[k] >= c0 + nc) ext[next++] = rg[k];
   for (size_t k = 0; !ierr && k < npp; k++)
@@ -461,10 +530,10 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
   PM_TRY(pm_dmat_create(fdm->comm, nc, crange, ext, (int32_t)next, 1, cdm));
   tmp->n = nc;
   tmp->ncol = (*cdm)->ncol;
-  tmp->index = rptr;
-  tmp->amat = rv;
-  rptr = NULL;
-  rv = NULL;
+  tmp->index = R->rptr;
+  tmp->amat = R->rv;
+  R->rptr = NULL;
+  R->rv = NULL;
   ierr = PM_MALLOC(tmp->item, w + 1, "coarse matrix columns");
   if (!ierr) ierr = PM_MALLOC(p->col, npp + 1, "prolongator local columns");
   if (!ierr) {
@@ -473,30 +542,40 @@ int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int
     ierr = pm_csr_build_runs(tmp);
   }
   PM_TRY(pm_comm_agree(fdm->comm, ierr));
-  if (!ierr) {
-    *ac = tmp;
-    tmp = NULL;
-  }
+  *ac = tmp;
+  R->tmp = NULL;
+cleanup:
+  free(ext);
+  return ierr;
+}
+
+int pm_amg_rap(const pm_csr_t *a, const pm_dmat_t *fdm, pm_amg_p_t *p, const int64_t *crange, pm_dmat_t **cdm,
+               pm_csr_t **ac) {
+  int ierr = PM_OK, rank = fdm->rank;
+  int32_t *xptr = NULL;
+  int64_t *xcol = NULL;
+  double *xval = NULL;
+  rap_t R = {.fdm = fdm, .c0 = crange[rank], .nc = (int32_t)(crange[rank + 1] - crange[rank])};
+  *cdm = NULL;
+  *ac = NULL;
+
+  PM_TRY(fetch_rows(fdm, p, &xptr, &xcol, &xval));
+  ierr = triple_product(a, fdm, p, R.c0, R.nc, xptr, xcol, xval, &R.mine);
+  free(xptr);
+  free(xcol);
+  free(xval);
+  xptr = NULL;
+  xcol = NULL;
+  xval = NULL;
+  PM_TRY(send_rows(&R, crange, ierr));
+  PM_TRY(segment_rows(&R));
+  PM_TRY(sum_rows(&R));
+  PM_TRY(coarse_layout(&R, p, crange, cdm, ac));
 cleanup:
   if (ierr) pm_dmat_destroy(cdm);
   free(xptr);
   free(xcol);
   free(xval);
-  free(mine.rec);
-  free(sc);
-  free(sbuf);
-  free(rbuf);
-  free(segs);
-  free(sptr);
-  free(mark);
-  free(list);
-  free(acc);
-  free(rg);
-  free(rv);
-  free(rptr);
-  free(ext);
-  free(ids);
-  hmap_free(&h);
-  pm_csr_destroy(&tmp);
+  rap_free(&R);
   return ierr;
 }
