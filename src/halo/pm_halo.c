@@ -295,7 +295,8 @@ static int create(MPI_Comm comm, const pm_halo_lists_t *g, const pm_local_t *loc
   if (!lerr && ((int)kind < 0 || kind >= PM_EXCHANGE_COUNT))
     lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s: unknown exchange back-end %d", who, (int)kind);
   if (!lerr && !g)
-    lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s: %s is NULL", who, local ? "local mesh" : "lists");
+    lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s: %s is NULL", who,
+                        strcmp(who, "pm_halo_create") ? "lists" : "local mesh");
   if (!lerr && local) lerr = check_local(h, local);
   if (!lerr) lerr = check_lists(h, g);
   if (!lerr) lerr = copy_tables(h, g);
