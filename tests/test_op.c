@@ -247,7 +247,7 @@ int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
   tu_chain_t c;
-  tu_chain_init(&c, 240, g_rank, size, TU_OWNED_FIRST);
+  tu_chain_init(&c, 120, g_rank, size, TU_OWNED_FIRST);
   pm_halo_lists_t g = tu_chain_lists(&c);
   pm_halo_t *halo = NULL;
   OK(pm_halo_create_lists(MPI_COMM_WORLD, &g, pm_exchange_default(), &halo));
