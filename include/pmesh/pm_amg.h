@@ -21,8 +21,9 @@
  * Apply: one V-cycle, symmetric positive definite (the same polynomial smoother before and
  * after the coarse correction; moving a level between ranks is part of P and P^T), with no
  * reduction inside (only the coarsest level's gather).
- * The operator must be symmetric positive definite: a singular one fails in the coarsest
- * factorisation (PM_ERR_SOLVER), agreed on every rank. */
+ * The operator must be assembled (pm_op_create_csr: the hierarchy is built from its entries; a
+ * shell operator is refused with PM_ERR_ARG) and symmetric positive definite: a singular one
+ * fails in the coarsest factorisation (PM_ERR_SOLVER), agreed on every rank. */
 #ifndef PMESH_PM_AMG_H
 #define PMESH_PM_AMG_H
 

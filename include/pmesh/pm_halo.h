@@ -1,4 +1,5 @@
-/* pm_halo.h - the generic multi-neighbour halo exchange built from a local mesh's tables.
+/* pm_halo.h - the generic multi-neighbour halo exchange, built from a local mesh's tables or
+ * from plain neighbour/import/export lists over any local numbering (a user's own data).
  *
  * update:     owner -> external copies (each external node receives its owner's value);
  * accumulate: external copies -> owner, summed into the owner's value (externals unchanged).
@@ -40,7 +41,8 @@ PM_EXTERN pm_exchange_t pm_exchange_default(void);
 
 typedef struct pm_halo pm_halo_t;
 
-/** Build a halo from a local mesh.  Collective on comm.
+/** Build a halo from a local mesh: pm_halo_create_lists over its #NEIBPE / #IMPORT / #EXPORT
+ *  tables, with the local mesh's own rules.  Collective on comm.
  *  Checks, agreed on all ranks: the communicator's size equals local->nparts and its rank equals
  *  local->rank; every neighbour lists this rank back; the counts each pair exchanges agree.
  *  The halo copies what it needs from `local` (which may be destroyed afterwards).
@@ -49,6 +51,40 @@ typedef struct pm_halo pm_halo_t;
  *  @param[in]  kind   back-end
  *  @param[out] halo   new halo; pm_halo_destroy() frees it */
 PM_EXTERN int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo);
+
+/** The exchange pattern of one rank as plain lists, in the caller's local numbering of a vector
+ *  of n_total entries (the #NEIBPE / #IMPORT / #EXPORT tables of pm_local.h are one such
+ *  pattern).  The halo copies them: the arrays are the caller's.  For each neighbour k,
+ *  import_item[import_index[k] .. import_index[k+1]) are the positions that receive neighbour
+ *  k's values, in the order in which neighbour k lists this rank's export items: the j-th
+ *  value one rank exports to another lands in the j-th position the other imports from it. */
+typedef struct pm_halo_lists {
+  int32_t n_total;             /* entries of an exchanged vector (NP) */
+  int n_neib;                  /* neighbour ranks (0: nothing is exchanged) */
+  const int *neib;             /* [n_neib] distinct ranks of the communicator, not this one */
+  const int32_t *import_index; /* [n_neib+1] offsets into import_item, import_index[0] = 0 */
+  const int32_t *import_item;  /* positions 0..n_total-1 filled from the neighbours: each at
+                                * most once, and none of them exported */
+  const int32_t *export_index; /* [n_neib+1] offsets into export_item, export_index[0] = 0 */
+  const int32_t *export_item;  /* positions 0..n_total-1 sent to the neighbours (a position may
+                                * go to several) */
+} pm_halo_lists_t;
+
+/** Build a halo from plain lists (the way a PetscSF is built from a graph), for a caller whose
+ *  data is not a pmesh local mesh.  "Externals" in this header are then the imported positions
+ *  and "internals" all others; pm_halo_n_internal is n_total minus the imports.  The imported
+ *  positions need not be the last ones (a ghost layer on both ends of a 1D array is fine), but
+ *  when they are (owned entries 0..N-1, externals N..NP-1, pmesh's layout) update receives
+ *  straight into them.  Collective on comm.
+ *  Checks, agreed on all ranks: the lists as described in pm_halo_lists_t; every neighbour lists
+ *  this rank back; the counts each pair exchanges agree.
+ *  @param[in]  comm   communicator (duplicated; MPI_ERRORS_RETURN set on the duplicate)
+ *  @param[in]  lists  this rank's lists (copied; the caller keeps its arrays)
+ *  @param[in]  kind   back-end
+ *  @param[out] halo   new halo; pm_halo_destroy() frees it
+ *  @return PM_OK; PM_ERR_ARG for lists that break the rules above, PM_ERR_INCONSISTENT when two
+ *          ranks' lists disagree (both agreed on every rank); or an MPI or memory error. */
+PM_EXTERN int pm_halo_create_lists(MPI_Comm comm, const pm_halo_lists_t *lists, pm_exchange_t kind, pm_halo_t **halo);
 
 /** Free a halo; NULL-safe, sets *halo to NULL.  Collective on the halo's communicator (it frees
  *  the duplicate).  An exchange still in flight is completed first. */

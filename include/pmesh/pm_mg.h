@@ -37,8 +37,9 @@ extern "C" {
 #endif
 
 /** A geometric multigrid preconditioner over nlevels meshes, each the uniform refinement of the
- *  one before.  The operator given to pm_pc_setup must be assembled on the finest mesh
- *  (N = meshes[nlevels-1]->n_internal rows, NP columns in its local numbering, its halo).
+ *  one before.  The operator given to pm_pc_setup must be the matrix assembled on the finest
+ *  mesh (pm_op_create_csr: N = meshes[nlevels-1]->n_internal rows, NP columns in its local
+ *  numbering, its halo); a shell operator is refused with PM_ERR_ARG.
  *  @param[in] nlevels    number of meshes, 1 (AMG on meshes[0] alone) to PM_AMG_MAX_LEVELS - 1
  *  @param[in] meshes     [nlevels] this rank's local meshes, coarse to fine (pm_refine_local)
  *  @param[in] parents    [nlevels-1] parents[l]: the coarse parents in meshes[l] of the nodes of

@@ -17,9 +17,8 @@
 
 #include <stdio.h>
 
-#include "pmesh/pm_csr.h"
 #include "pmesh/pm_export.h"
-#include "pmesh/pm_halo.h"
+#include "pmesh/pm_op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,17 +28,20 @@ extern "C" {
  *  pm_pc_create and owned by the pm_pc_t from then on (destroy frees it). */
 typedef struct pm_pc_ops {
   const char *name; /* "jacobi", "amg", ... */
-  /** Build from the operator a (N rows, NP columns) and its halo; both outlive the object.
-   *  Called once, by pm_pc_setup.  Errors must be agreed across ranks.  Collective. */
-  int (*setup)(void *ctx, const pm_csr_t *a, pm_halo_t *halo);
+  /** Build from the operator a (N rows, NP columns; pm_op.h), which outlives the object: its
+   *  diagonal (pm_op_diagonal), its assembled matrix (pm_op_csr; NULL for a shell operator,
+   *  which a method that needs entries refuses with PM_ERR_ARG), products with it.  Called
+   *  once, by pm_pc_setup.  Errors must be agreed across ranks (pm_op_comm).  Collective. */
+  int (*setup)(void *ctx, pm_op_t *a);
   /** z = M^-1 r.  r has N entries (read only); z has NP entries, of which the externals are
    *  scratch space (their values on return are unspecified).  M^-1 must be symmetric positive
    *  definite for CG.  Collective. */
   int (*apply)(void *ctx, const double *r, double *z);
   /** Optional.  A preconditioner that is a symmetric diagonal scaling, M = S^-2, returns S
-   *  (NP entries, externals valid), or NULL for S = I (no preconditioning).  CG then runs on
-   *  the scaled system S A S, whose unit diagonal saves a sweep per iteration.  Not
-   *  collective. */
+   *  (NP entries; the externals valid when the operator has a halo, pm_op_halo), or NULL for
+   *  S = I (no preconditioning).  CG then runs on the scaled system S A S, whose unit diagonal
+   *  saves a sweep per iteration, when the operator is assembled (S A S is formed once); with
+   *  a shell operator S != I is applied as any preconditioner.  Not collective. */
   const double *(*diagonal_scaling)(void *ctx);
   /** Optional.  Writes what setup built: json = 0 as indented text lines, json = 1 as the
    *  members of a JSON object ("key": value, ... without braces).  Only rank 0 is called, so
@@ -55,18 +57,18 @@ typedef struct pm_pc pm_pc_t;
  *  object from this call on, even when it fails.  Not collective. */
 PM_EXTERN int pm_pc_create(const pm_pc_ops_t *ops, void *ctx, pm_pc_t **pc);
 
-/** No preconditioning (M = I), and Jacobi (M = diag(A), applied by CG as a symmetric scaling;
- *  setup fails with PM_ERR_SOLVER on every rank if a diagonal entry is not positive).  Not
- *  collective. */
+/** No preconditioning (M = I), and Jacobi (M = diag(A) from pm_op_diagonal, applied by CG as a
+ *  symmetric scaling; setup fails with PM_ERR_ARG on every rank for an operator without a
+ *  diagonal, with PM_ERR_SOLVER if a diagonal entry is not positive).  Not collective. */
 PM_EXTERN int pm_pc_create_none(pm_pc_t **pc);
 PM_EXTERN int pm_pc_create_jacobi(pm_pc_t **pc);
 
 /** Free; NULL-safe, sets *pc to NULL.  Not collective (the implementation's destroy is local). */
 PM_EXTERN void pm_pc_destroy(pm_pc_t **pc);
 
-/** Set up from a and its halo (N rows, NP columns, halo built over the same local numbering).
+/** Set up from the operator a (N rows, NP columns), which must outlive the preconditioner.
  *  A second call is PM_ERR_ARG: build a new object for a new operator.  Collective. */
-PM_EXTERN int pm_pc_setup(pm_pc_t *pc, const pm_csr_t *a, pm_halo_t *halo);
+PM_EXTERN int pm_pc_setup(pm_pc_t *pc, pm_op_t *a);
 
 /** z = M^-1 r (lengths as in pm_pc_ops_t.apply), after pm_pc_setup.  Collective. */
 PM_EXTERN int pm_pc_apply(pm_pc_t *pc, const double *r, double *z);

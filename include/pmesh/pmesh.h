@@ -24,6 +24,7 @@
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_cell.h"
 #include "pmesh/pm_msh.h"
+#include "pmesh/pm_op.h"
 #include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_partdir.h"

@@ -79,7 +79,9 @@ void pm_halo_destroy(pm_halo_t **halo) {
   *halo = NULL;
 }
 
-/* Local checks of the tables and the job (no communication). */
+/* What a local mesh promises beyond plain lists: it is this job's and this rank's part, its
+ * externals are the last NP - N nodes, each imported once, and it exports internal nodes only
+ * (no communication). */
 static int check_local(const pm_halo_t *h, const pm_local_t *l) {
   PM_CHECK(l->nparts <= 0 || l->nparts == h->size, PM_ERR_ARG,
            "the partition has %d parts but the job has %d ranks: run with mpiexec -n %d", l->nparts, h->size,
@@ -89,13 +91,6 @@ static int check_local(const pm_halo_t *h, const pm_local_t *l) {
   PM_CHECK(l->n_neib >= 0 && (l->n_neib == 0 || l->neib), PM_ERR_ARG, "rank %d: invalid neighbour list", h->rank);
   PM_CHECK(l->n_internal >= 0 && l->n_total >= l->n_internal, PM_ERR_ARG,
            "rank %d: invalid node counts NP = %d, N = %d", h->rank, l->n_total, l->n_internal);
-  for (int k = 0; k < l->n_neib; k++) {
-    int q = l->neib[k];
-    PM_CHECK(q >= 0 && q < h->size && q != h->rank, PM_ERR_ARG,
-             "rank %d lists neighbour rank %d, which is not another rank of the %d in the job", h->rank, q, h->size);
-    for (int j = 0; j < k; j++)
-      PM_CHECK(l->neib[j] != q, PM_ERR_ARG, "rank %d lists neighbour rank %d twice", h->rank, q);
-  }
   int n = l->n_neib;
   PM_CHECK(l->import_index && l->export_index, PM_ERR_ARG, "rank %d: the local mesh has no import/export index",
            h->rank);
@@ -118,11 +113,65 @@ static int check_local(const pm_halo_t *h, const pm_local_t *l) {
   return PM_OK;
 }
 
-static int copy_tables(pm_halo_t *h, const pm_local_t *l) {
-  int n = l->n_neib;
+/* The rules of pm_halo_lists_t (no communication).  `mark` has n_total bytes, zeroed. */
+static int check_items(const pm_halo_t *h, const pm_halo_lists_t *g, char *mark) {
+  int n = g->n_neib;
+  int32_t ni = g->import_index[n], ne = g->export_index[n];
+  for (int32_t i = 0; i < ni; i++) {
+    int32_t v = g->import_item[i];
+    PM_CHECK(v >= 0 && v < g->n_total, PM_ERR_ARG, "rank %d: import item %d is position %d, outside 0..%d", h->rank,
+             (int)i, (int)v, (int)g->n_total - 1);
+    PM_CHECK(!mark[v], PM_ERR_ARG, "rank %d: position %d is imported twice (import item %d)", h->rank, (int)v, (int)i);
+    mark[v] = 1;
+  }
+  for (int32_t i = 0; i < ne; i++) {
+    int32_t v = g->export_item[i];
+    PM_CHECK(v >= 0 && v < g->n_total, PM_ERR_ARG, "rank %d: export item %d is position %d, outside 0..%d", h->rank,
+             (int)i, (int)v, (int)g->n_total - 1);
+    PM_CHECK(!mark[v], PM_ERR_ARG,
+             "rank %d: position %d is both imported and exported (export item %d): a rank exports the values it "
+             "owns, and receives into others",
+             h->rank, (int)v, (int)i);
+  }
+  return PM_OK;
+}
+
+static int check_lists(const pm_halo_t *h, const pm_halo_lists_t *g) {
+  int n = g->n_neib;
+  PM_CHECK(g->n_total >= 0, PM_ERR_ARG, "rank %d: invalid vector length NP = %d", h->rank, (int)g->n_total);
+  PM_CHECK(n >= 0 && (n == 0 || (g->neib && g->import_index && g->export_index)), PM_ERR_ARG,
+           "rank %d: %d neighbours but no neighbour list or import/export index", h->rank, n);
+  for (int k = 0; k < n; k++) {
+    int q = g->neib[k];
+    PM_CHECK(q >= 0 && q < h->size && q != h->rank, PM_ERR_ARG,
+             "rank %d lists neighbour rank %d, which is not another rank of the %d in the job", h->rank, q, h->size);
+    for (int j = 0; j < k; j++)
+      PM_CHECK(g->neib[j] != q, PM_ERR_ARG, "rank %d lists neighbour rank %d twice", h->rank, q);
+  }
+  if (n == 0) return PM_OK;
+  PM_CHECK(g->import_index[0] == 0 && g->export_index[0] == 0, PM_ERR_ARG,
+           "rank %d: import_index[0] and export_index[0] must be 0", h->rank);
+  for (int k = 0; k < n; k++)
+    PM_CHECK(g->import_index[k + 1] >= g->import_index[k] && g->export_index[k + 1] >= g->export_index[k], PM_ERR_ARG,
+             "rank %d: the import/export index decreases at neighbour %d (rank %d)", h->rank, k, g->neib[k]);
+  PM_CHECK(g->import_index[n] <= g->n_total, PM_ERR_ARG, "rank %d: %d import items but only NP = %d positions", h->rank,
+           (int)g->import_index[n], (int)g->n_total);
+  PM_CHECK((g->import_index[n] == 0 || g->import_item) && (g->export_index[n] == 0 || g->export_item), PM_ERR_ARG,
+           "rank %d: import or export items missing", h->rank);
+  char *mark = NULL;
+  PM_CALL(PM_CALLOC(mark, (size_t)g->n_total + 1, "halo position marks"));
+  int ierr = check_items(h, g, mark);
+  free(mark);
+  return ierr;
+}
+
+static int copy_tables(pm_halo_t *h, const pm_halo_lists_t *g) {
+  static const int32_t zero = 0;
+  int n = g->n_neib;
+  const int32_t *ii = n ? g->import_index : &zero, *ei = n ? g->export_index : &zero;
   h->n_neib = n;
-  h->n_internal = l->n_internal;
-  h->n_total = l->n_total;
+  h->n_total = g->n_total;
+  h->n_internal = g->n_total - ii[n];
   PM_CALL(PM_MALLOC(h->neib, n, "halo neighbours"));
   PM_CALL(PM_MALLOC(h->order, n, "halo schedule"));
   PM_CALL(PM_MALLOC(h->import_index, n + 1, "halo import index"));
@@ -132,14 +181,14 @@ static int copy_tables(pm_halo_t *h, const pm_local_t *l) {
   PM_CALL(PM_MALLOC(h->status, 2 * n + 1, "halo statuses"));
   PM_CALL(PM_MALLOC(h->counts, 4 * n, "halo counts"));
   PM_CALL(PM_MALLOC(h->offsets, 2 * n, "halo offsets"));
-  if (n) memcpy(h->neib, l->neib, (size_t)n * sizeof *h->neib);
-  memcpy(h->import_index, l->import_index, (size_t)(n + 1) * sizeof *h->import_index);
-  memcpy(h->export_index, l->export_index, (size_t)(n + 1) * sizeof *h->export_index);
-  int32_t ni = l->import_index[n], ne = l->export_index[n];
+  if (n) memcpy(h->neib, g->neib, (size_t)n * sizeof *h->neib);
+  memcpy(h->import_index, ii, (size_t)(n + 1) * sizeof *h->import_index);
+  memcpy(h->export_index, ei, (size_t)(n + 1) * sizeof *h->export_index);
+  int32_t ni = ii[n], ne = ei[n];
   PM_CALL(PM_MALLOC(h->import_item, ni, "halo import items"));
   PM_CALL(PM_MALLOC(h->export_item, ne, "halo export items"));
-  if (ni) memcpy(h->import_item, l->import_item, (size_t)ni * sizeof *h->import_item);
-  if (ne) memcpy(h->export_item, l->export_item, (size_t)ne * sizeof *h->export_item);
+  if (ni) memcpy(h->import_item, g->import_item, (size_t)ni * sizeof *h->import_item);
+  if (ne) memcpy(h->export_item, g->export_item, (size_t)ne * sizeof *h->export_item);
   return PM_OK;
 }
 
@@ -216,11 +265,12 @@ static void build_layout(pm_halo_t *h) {
   }
 }
 
-int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo) {
+/* Both constructors: from `g`, with the local mesh's own rules first when `local` is given
+ * (`who` names the call in messages). */
+static int create(MPI_Comm comm, const pm_halo_lists_t *g, const pm_local_t *local, pm_exchange_t kind, const char *who,
+                  pm_halo_t **halo) {
   int ierr = PM_OK, lerr = PM_OK;
   pm_halo_t *h = NULL;
-  PM_CHECK(halo, PM_ERR_ARG, "pm_halo_create: halo is NULL");
-  *halo = NULL;
   MPI_Comm dup = MPI_COMM_NULL;
   PM_CALL_MPI(pm_comm_dup(comm, &dup));
   {
@@ -243,10 +293,13 @@ int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, p
     if (rc != MPI_SUCCESS) lerr = pm_mpi_error(rc, __FILE__, __LINE__, "MPI_Comm_rank/size");
   }
   if (!lerr && ((int)kind < 0 || kind >= PM_EXCHANGE_COUNT))
-    lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_halo_create: unknown exchange back-end %d", (int)kind);
-  if (!lerr && !local) lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_halo_create: local mesh is NULL");
-  if (!lerr) lerr = check_local(h, local);
-  if (!lerr) lerr = copy_tables(h, local);
+    lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s: unknown exchange back-end %d", who, (int)kind);
+  if (!lerr && !g)
+    lerr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s: %s is NULL", who,
+                        strcmp(who, "pm_halo_create") ? "lists" : "local mesh");
+  if (!lerr && local) lerr = check_local(h, local);
+  if (!lerr) lerr = check_lists(h, g);
+  if (!lerr) lerr = copy_tables(h, g);
   if (!h) {
     /* Out of memory before the halo existed: agree, then free the duplicate. */
     ierr = pm_comm_agree(dup, lerr);
@@ -273,6 +326,22 @@ int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, p
 cleanup:
   pm_halo_destroy(&h);
   return ierr;
+}
+
+int pm_halo_create_lists(MPI_Comm comm, const pm_halo_lists_t *lists, pm_exchange_t kind, pm_halo_t **halo) {
+  PM_CHECK(halo, PM_ERR_ARG, "pm_halo_create_lists: halo is NULL");
+  *halo = NULL;
+  return create(comm, lists, NULL, kind, "pm_halo_create_lists", halo);
+}
+
+int pm_halo_create(MPI_Comm comm, const pm_local_t *local, pm_exchange_t kind, pm_halo_t **halo) {
+  PM_CHECK(halo, PM_ERR_ARG, "pm_halo_create: halo is NULL");
+  *halo = NULL;
+  pm_halo_lists_t g;
+  if (local)
+    g = (pm_halo_lists_t){local->n_total,     local->n_neib,       local->neib,       local->import_index,
+                          local->import_item, local->export_index, local->export_item};
+  return create(comm, local ? &g : NULL, local, kind, "pm_halo_create", halo);
 }
 
 MPI_Comm pm_halo_comm(const pm_halo_t *halo) {

@@ -251,9 +251,11 @@ typedef struct run {
   char xmf_buf[4400];
   pm_csr_t *a, *m; /* m: the mass matrix of a transient run */
   double *b;
+  pm_op_t *op; /* over a: what CG and the preconditioner are given */
 } run_t;
 
 static void run_free(run_t *r) {
+  pm_op_destroy(&r->op);
   pm_csr_destroy(&r->a);
   pm_csr_destroy(&r->m);
   free(r->b);
@@ -332,6 +334,7 @@ static int assemble(run_t *r, double *u, pm_run_result_t *res) {
                         : pm_fem_assemble(l, r->prob, r->a, r->b, u, &nfixed);
   if (!ierr && r->o->on_assembled) ierr = r->o->on_assembled(r->o->on_assembled_ctx, r->part, r->a, r->b);
   if (!ierr) ierr = pm_csr_compact(r->a);
+  if (!ierr) ierr = pm_op_create_csr(r->a, r->part->halo, &r->op);
   if (!ierr && r->pc && !pm_pc_is_setup(r->pc)) ierr = pm_mg_set_assembler(r->pc, assemble_level, r);
   PM_CALL(pm_comm_agree(comm, ierr));
   int64_t nint = l->n_internal;
@@ -410,7 +413,7 @@ static void output_size(const run_t *r, pm_run_result_t *res) {
 
 int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
                   double *u, pm_run_result_t *res) {
-  run_t r = {part, prob, opt, pc, 0, NULL, "", NULL, NULL, NULL};
+  run_t r = {part, prob, opt, pc, 0, NULL, "", NULL, NULL, NULL, NULL};
   pm_h5_series_t *result = NULL; /* the mesh before the solve, u after */
   pm_cg_t *cg = NULL;
   pm_h5_attr_t attrs[MAX_ATTRS];
@@ -434,7 +437,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   PM_TRY(initial_state(&r, u));
   if (release) pm_local_release(part->local, PM_LOCAL_ELEMENTS);
   mark(res, PM_RUN_STAGE_ASSEMBLY);
-  PM_TRY(pm_cg_create(r.a, part->halo, pc, &cg));
+  PM_TRY(pm_cg_create(r.op, pc, &cg));
   mark(res, PM_RUN_STAGE_SETUP);
   ierr = pm_cg_run(cg, r.b, u, &opt->cg, &res->cg);
   res->cg.t_setup = pm_cg_setup_seconds(cg);
@@ -535,7 +538,7 @@ static int tstep_rhs(const run_t *r, tstep_t *ts, double t, double *u, double *r
  * pm_fem_assemble_transient), then CG on (M/dt + K) u^{n+1} = rhs from u^n. */
 int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
                      double *u, pm_run_result_t *res) {
-  run_t r = {part, prob, opt, pc, 1, NULL, "", NULL, NULL, NULL};
+  run_t r = {part, prob, opt, pc, 1, NULL, "", NULL, NULL, NULL, NULL};
   MPI_Comm comm = part->comm;
   int32_t n = part->local->n_internal;
   double *rhs = NULL, *q = NULL;
@@ -557,7 +560,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   PM_TRY(pm_comm_agree(comm, ierr));
   double t_cg = MPI_Wtime();
   mark(res, PM_RUN_STAGE_ASSEMBLY);
-  PM_TRY(pm_cg_create(r.a, part->halo, pc, &cg)); /* set up once for every step */
+  PM_TRY(pm_cg_create(r.op, pc, &cg)); /* set up once for every step */
   mark(res, PM_RUN_STAGE_SETUP);
   sum->t_setup = MPI_Wtime() - t_cg;
   sum->t_total = sum->t_setup;

@@ -6,8 +6,9 @@
  *   (S A S) y = S b,  x = S y,  S = D^-1/2,
  * which in exact arithmetic produces the same iterates as the lecture's PCG with M = D, but its
  * operator has a unit diagonal: the product reads no diagonal and the iteration no M^-1.  The
- * operator is a compact copy of A (pm_csr_compact_copy: eliminated Dirichlet columns dropped);
- * the general path uses A itself.
+ * operator is a compact copy of the assembled A (pm_csr_compact_copy: eliminated Dirichlet
+ * columns dropped); a shell operator (pm_op.h) takes this path only unscaled (none), and Jacobi
+ * with it the general one.  The general path uses A itself.
  * The stopping test stays ||r||/||b|| of the unscaled system: r = D^1/2 r~, so
  * ||r||^2 = sum d_i r~_i^2.  Per iteration:
  *   sweep 1  x += alpha p (the previous step's update, deferred), p = r + beta p
@@ -25,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assembly/pm_csr_int.h"
+#include "assembly/pm_op_int.h"
 #include "base/pm_exact_acc.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
@@ -39,13 +40,15 @@ static int allreduce(MPI_Comm comm, double *v, int n, double *t) {
 }
 
 struct pm_cg {
-  const pm_csr_t *a;
-  pm_halo_t *halo;
+  pm_op_t *a; /* the caller's */
   MPI_Comm comm;
   pm_pc_t *pc, *own_pc;  /* own_pc: the `none` made for pc == NULL */
   const double *sc;      /* diagonal path: S (NP entries), NULL for S = I */
-  int diagonal;          /* the fused path: pc is a diagonal scaling */
-  pm_csr_t *op;          /* the diagonal path's compact copy of a, scaled to S A S; NULL otherwise */
+  int diagonal;          /* the fused path: pc is a diagonal scaling (S = I for a shell operator) */
+  pm_op_t *op;           /* what the iteration multiplies by: own_op on the diagonal path with an
+                          * assembled a, else a */
+  pm_csr_t *copy;        /* the diagonal path's compact copy of a's matrix, scaled to S A S */
+  pm_op_t *own_op;       /* over copy */
   double *r, *p, *q, *z; /* work vectors (z: general path) */
   double t_setup;
   pm_exact_acc_t *acc[4]; /* reproducible mode: the lanes of the exact sums (made at first use) */
@@ -77,7 +80,8 @@ static int exact_reduce(pm_cg_t *cg, int n, int lanes, double *v, double *t) {
 void pm_cg_destroy(pm_cg_t **cg) {
   if (!cg || !*cg) return;
   pm_cg_t *c = *cg;
-  pm_csr_destroy(&c->op);
+  pm_op_destroy(&c->own_op);
+  pm_csr_destroy(&c->copy);
   pm_pc_destroy(&c->own_pc);
   free(c->r);
   free(c->p);
@@ -88,10 +92,12 @@ void pm_cg_destroy(pm_cg_t **cg) {
   *cg = NULL;
 }
 
-int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) {
+int pm_cg_create(pm_op_t *a, pm_pc_t *pc, pm_cg_t **cg) {
   int ierr = PM_OK;
-  int32_t n = a->n, np = a->ncol;
-  MPI_Comm comm = pm_halo_comm(halo);
+  PM_CHECK(a && cg, PM_ERR_ARG, "pm_cg_create: the operator or the solver's handle is NULL");
+  int32_t n = pm_op_n(a), np = pm_op_n_total(a);
+  MPI_Comm comm = pm_op_comm(a);
+  const pm_csr_t *csr = pm_op_csr(a);
   pm_cg_t *c = NULL;
   double t0 = MPI_Wtime();
   *cg = NULL;
@@ -99,7 +105,7 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) 
   ierr = PM_CALLOC(c, 1, "CG solver");
   if (!ierr) {
     c->a = a;
-    c->halo = halo;
+    c->op = a;
     c->comm = comm;
     if (!pc) ierr = pm_pc_create_none(&c->own_pc);
     c->pc = pc ? pc : c->own_pc;
@@ -108,12 +114,14 @@ int pm_cg_create(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, pm_cg_t **cg) 
   if (!ierr) ierr = PM_CALLOC(c->p, np > 0 ? np : 1, "CG direction");
   if (!ierr) ierr = PM_MALLOC(c->q, n > 0 ? n : 1, "CG product");
   PM_TRY(pm_comm_agree(comm, ierr));
-  if (!pm_pc_is_setup(c->pc)) PM_TRY(pm_pc_setup(c->pc, a, halo));
-  c->diagonal = pm_pc_diagonal_scaling(c->pc, &c->sc);
+  if (!pm_pc_is_setup(c->pc)) PM_TRY(pm_pc_setup(c->pc, a));
+  c->diagonal = pm_pc_diagonal_scaling(c->pc, &c->sc) && (csr || !c->sc);
   if (!c->diagonal) ierr = PM_CALLOC(c->z, np > 0 ? np : 1, "CG preconditioned residual");
   /* Only the fused path needs its own operator (scaled); the general one multiplies by A itself,
    * its few explicit zeros included: a copy would double the largest array of the run. */
-  if (!ierr && c->diagonal) ierr = pm_csr_compact_copy(a, c->sc, &c->op);
+  if (!ierr && c->diagonal && csr) ierr = pm_csr_compact_copy(csr, c->sc, &c->copy);
+  if (!ierr && c->copy) ierr = pm_op_create_csr(c->copy, pm_op_halo(a), &c->own_op);
+  if (!ierr && c->own_op) c->op = c->own_op;
   PM_TRY(pm_comm_agree(comm, ierr));
   c->t_setup = MPI_Wtime() - t0;
   *cg = c;
@@ -127,11 +135,10 @@ double pm_cg_setup_seconds(const pm_cg_t *cg) {
   return cg ? cg->t_setup : 0.0;
 }
 
-int pm_cg_solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, double *x, const pm_cg_options_t *opt,
-                pm_cg_result_t *res) {
+int pm_cg_solve(pm_op_t *a, pm_pc_t *pc, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res) {
   pm_cg_t *cg = NULL;
   memset(res, 0, sizeof *res);
-  PM_CALL(pm_cg_create(a, halo, pc, &cg));
+  PM_CALL(pm_cg_create(a, pc, &cg));
   int ierr = pm_cg_run(cg, b, x, opt, res);
   res->t_setup = cg->t_setup;
   res->t_total += cg->t_setup;
@@ -149,12 +156,13 @@ static void monitor(const pm_cg_options_t *opt, int rank, int it, double rel) {
 static int finish(pm_cg_t *cg, const double *b, double *x, double *q, int it, double rel, double bnorm,
                   const pm_cg_options_t *opt, double t_start, pm_cg_result_t *res) {
   double fin = 0;
-  PM_CALL(pm_csr_spmv(cg->a, cg->halo, x, q, NULL, &res->t_exchange));
+  int32_t n = pm_op_n(cg->a);
+  PM_CALL(pm_op_apply_dot(cg->a, x, q, NULL, NULL, &res->t_exchange));
   if (opt->reproducible) {
-    for (int32_t i = 0; i < cg->a->n; i++) pm_exact_acc_add(cg->acc[0], (b[i] - q[i]) * (b[i] - q[i]));
+    for (int32_t i = 0; i < n; i++) pm_exact_acc_add(cg->acc[0], (b[i] - q[i]) * (b[i] - q[i]));
     PM_CALL(exact_reduce(cg, 1, 1, &fin, &res->t_reduce));
   } else {
-    for (int32_t i = 0; i < cg->a->n; i++) fin += (b[i] - q[i]) * (b[i] - q[i]);
+    for (int32_t i = 0; i < n; i++) fin += (b[i] - q[i]) * (b[i] - q[i]);
     PM_CALL(allreduce(cg->comm, &fin, 1, &res->t_reduce));
   }
   res->iterations = it;
@@ -168,8 +176,8 @@ static int finish(pm_cg_t *cg, const double *b, double *x, double *q, int it, do
  * r -= alpha q fused with r.r; z = M^-1 r; r.z; reduce r.r and r.z together; p = z + beta p. */
 static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *opt, pm_cg_result_t *res) {
   int ierr = PM_OK;
-  const pm_csr_t *op = cg->a;
-  int32_t n = op->n;
+  pm_op_t *op = cg->op;
+  int32_t n = pm_op_n(op);
   int rank;
   MPI_Comm_rank(cg->comm, &rank);
   double *r = cg->r, *p = cg->p, *q = cg->q, *z = cg->z;
@@ -177,7 +185,7 @@ static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_opti
   int ex = opt->reproducible;
   pm_exact_acc_t *const *acc = cg->acc; /* exact: lanes b.b, r.r, r.z, then p.q in 0, 1 */
 
-  PM_TRY(pm_csr_spmv(cg->a, cg->halo, x, q, NULL, &res->t_exchange));
+  PM_TRY(pm_op_apply_dot(cg->a, x, q, NULL, NULL, &res->t_exchange));
   double s[3] = {0, 0, 0}; /* b.b, r.r, r.z */
   for (int32_t i = 0; i < n; i++) {
     r[i] = b[i] - q[i];
@@ -211,10 +219,7 @@ static int run_general(pm_cg_t *cg, const double *b, double *x, const pm_cg_opti
     it++;
     t = MPI_Wtime();
     double te = 0, pq;
-    if (ex)
-      PM_TRY(pm_csr_spmv_exact(op, cg->halo, p, q, acc, &te));
-    else
-      PM_TRY(pm_csr_spmv(op, cg->halo, p, q, &pq, &te));
+    PM_TRY(pm_op_apply_dot(op, p, q, ex ? NULL : &pq, ex ? acc : NULL, &te));
     res->t_exchange += te;
     res->t_spmv += MPI_Wtime() - t - te;
     if (ex)
@@ -348,22 +353,21 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
   if (opt->reproducible) PM_CALL(exact_setup(cg));
   if (!cg->diagonal) return run_general(cg, b, x, opt, res);
   int ierr = PM_OK;
-  const pm_csr_t *a = cg->a, *op = cg->op;
-  pm_halo_t *halo = cg->halo;
+  pm_op_t *op = cg->op;
   MPI_Comm comm = cg->comm;
-  int32_t n = a->n;
+  int32_t n = pm_op_n(cg->a);
   int rank, jacobi = cg->sc != NULL;
   MPI_Comm_rank(comm, &rank);
   double *r = cg->r, *p = cg->p, *q = cg->q;
   const double *sc = cg->sc;
-  const double *w = jacobi ? a->d : NULL; /* ||r||^2 = sum w r~^2 */
+  const double *w = jacobi ? pm_op_csr(cg->a)->d : NULL; /* ||r||^2 = sum w r~^2 */
   double t_start = MPI_Wtime(), t;
   int ex = opt->reproducible;
   pm_exact_acc_t *const *acc = cg->acc;
 
   /* r = b - A x; then the scaled r~ = S r and y = S^-1 x (kept in x); the norms of b and r and
    * r~.r~ and the count of unusable diagonals in one reduction. */
-  PM_TRY(pm_csr_spmv(a, halo, x, q, NULL, &res->t_exchange));
+  PM_TRY(pm_op_apply_dot(cg->a, x, q, NULL, NULL, &res->t_exchange));
   double s[3] = {0, 0, 0}; /* b.b, r.r, r~.r~ */
   for (int32_t i = 0; i < n; i++) {
     double ri = b[i] - q[i];
@@ -409,10 +413,7 @@ int pm_cg_run(pm_cg_t *cg, const double *b, double *x, const pm_cg_options_t *op
     res->t_update += MPI_Wtime() - t;
     t = MPI_Wtime();
     double te = 0, pq;
-    if (ex)
-      PM_TRY(pm_csr_spmv_exact(op, halo, p, q, acc, &te));
-    else
-      PM_TRY(pm_csr_spmv(op, halo, p, q, &pq, &te));
+    PM_TRY(pm_op_apply_dot(op, p, q, ex ? NULL : &pq, ex ? acc : NULL, &te));
     res->t_exchange += te;
     res->t_spmv += MPI_Wtime() - t - te;
     if (ex)

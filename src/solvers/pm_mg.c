@@ -323,12 +323,15 @@ cleanup:
   return ierr;
 }
 
-static int mg_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
+static int mg_setup(void *ctx, pm_op_t *op) {
   pm_mg_t *g = ctx;
   pm_amg_hier_t *h = g->h;
   int ierr = PM_OK, K = g->nmesh - 1, geo = 0;
   int32_t *row2node = NULL, *next = NULL;
   const pm_local_t *fine = g->meshes[K];
+  PM_CALL(pm_amg_need_matrix(op, "geometric multigrid"));
+  const pm_csr_t *a = pm_op_csr(op);
+  pm_halo_t *halo = pm_op_halo(op);
   if (a->n != fine->n_internal || a->ncol != fine->n_total)
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
                         "geometric multigrid: rank %d: the operator (%d rows, %d columns) is not one of the finest "

@@ -37,11 +37,12 @@ void pm_pc_destroy(pm_pc_t **pc) {
   *pc = NULL;
 }
 
-int pm_pc_setup(pm_pc_t *pc, const pm_csr_t *a, pm_halo_t *halo) {
+int pm_pc_setup(pm_pc_t *pc, pm_op_t *a) {
+  PM_CHECK(a, PM_ERR_ARG, "preconditioner %s: set up without an operator", pc->ops->name);
   PM_CHECK(!pc->is_setup, PM_ERR_ARG, "preconditioner %s: set up twice (create a new one for a new operator)",
            pc->ops->name);
   double t = MPI_Wtime();
-  PM_CALL(pc->ops->setup(pc->ctx, a, halo));
+  PM_CALL(pc->ops->setup(pc->ctx, a));
   pc->is_setup = 1;
   pc->t_setup = MPI_Wtime() - t;
   return PM_OK;
@@ -91,28 +92,37 @@ int pm_pc_view(const pm_pc_t *pc, FILE *out, int json) {
 }
 
 /* Diagonal scalings.  none: S = I.  jacobi: S = D^-1/2 over NP entries (the externals from
- * their owners), so that CG can form S A S once. */
+ * their owners when the operator has a halo), so that CG can form S A S once. */
 typedef struct diag {
   int jacobi;
   int32_t n;
   double *s;
 } diag_t;
 
-static int diag_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
+static int diag_setup(void *ctx, pm_op_t *a) {
   diag_t *g = ctx;
+  int32_t n = pm_op_n(a), np = pm_op_n_total(a);
+  MPI_Comm comm = pm_op_comm(a);
+  pm_halo_t *halo = pm_op_halo(a);
   int ierr = PM_OK;
-  g->n = a->n;
+  g->n = n;
   if (!g->jacobi) return PM_OK;
-  MPI_Comm comm = pm_halo_comm(halo);
-  ierr = PM_MALLOC(g->s, a->ncol > 0 ? a->ncol : 1, "Jacobi scaling");
+  if (!pm_op_has_diagonal(a))
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "Jacobi preconditioner: the operator '%s' has no diagonal (a shell operator made without a "
+                        "diagonal function): give its pm_op_shell_t a diagonal, or use the preconditioner none",
+                        pm_op_name(a));
+  if (!ierr) ierr = PM_MALLOC(g->s, np > 0 ? np : 1, "Jacobi scaling");
+  if (!ierr) ierr = pm_op_diagonal(a, g->s);
   PM_CALL(pm_comm_agree(comm, ierr));
   double bad = 0;
-  for (int32_t i = 0; i < a->n; i++) {
-    double d = a->d ? a->d[i] : 1.0;
+  for (int32_t i = 0; i < n; i++) {
+    double d = g->s[i];
     bad += !(d > 0 && isfinite(d));
     g->s[i] = d > 0 ? 1.0 / sqrt(d) : 1.0;
   }
-  PM_CALL(pm_halo_update(halo, g->s, MPI_DOUBLE, 1));
+  for (int32_t i = n; i < np; i++) g->s[i] = 1.0;
+  if (halo) PM_CALL(pm_halo_update(halo, g->s, MPI_DOUBLE, 1));
   PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &bad, 1, MPI_DOUBLE, MPI_SUM, comm));
   PM_CHECK(bad == 0, PM_ERR_SOLVER,
            "Jacobi preconditioner: %.0f diagonal entries are not positive (the matrix is not positive definite: "

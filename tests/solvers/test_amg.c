@@ -33,6 +33,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_halo.h"
+#include "pmesh/pm_op.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_problem.h"
@@ -264,11 +265,10 @@ static double max_diff(MPI_Comm comm, const double *x, const double *y, int32_t 
 }
 
 /* The mesh's operator with and without agglomeration (coarse_size as the main test's). */
-static void test_agglom_mesh(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo, const double *b, const double *u0,
-                             int64_t coarse_size) {
+static void test_agglom_mesh(MPI_Comm comm, pm_op_t *a, const double *b, const double *u0, int64_t coarse_size) {
   int size;
   MPI_Comm_size(comm, &size);
-  int32_t n = a->n, np = a->ncol;
+  int32_t n = pm_op_n(a), np = pm_op_n_total(a);
   pm_cg_options_t opt = {.rtol = 1e-10, .maxit = 10000};
   pm_amg_options_t ao;
   pm_amg_options_default(&ao);
@@ -283,12 +283,12 @@ static void test_agglom_mesh(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo, 
   /* Without; and with a small rows_per_rank, so that the levels move in several steps. */
   ao.rows_per_rank = 0;
   OK(pm_pc_create_amg(&ao, &pc0));
-  OK(pm_cg_solve(a, halo, pc0, b, x0, &opt, &r0));
+  OK(pm_cg_solve(a, pc0, b, x0, &opt, &r0));
   OK(pm_amg_get_info(pc0, &i0));
   EXPECT(check_ranks(&i0, size, 0, "no agglomeration") == 0, "levels moved without agglomeration");
   ao.rows_per_rank = 30;
   OK(pm_pc_create_amg(&ao, &pc1));
-  OK(pm_cg_solve(a, halo, pc1, b, x1, &opt, &r1));
+  OK(pm_cg_solve(a, pc1, b, x1, &opt, &r1));
   OK(pm_amg_get_info(pc1, &i1));
   int moved = check_ranks(&i1, size, 30, "rows_per_rank 30");
   note_ranks("rows_per_rank 30:", &i1);
@@ -309,7 +309,7 @@ static void test_agglom_mesh(MPI_Comm comm, const pm_csr_t *a, pm_halo_t *halo, 
   if (size > 1 && i0.levels >= 2 && i0.coarse_direct && last <= coarse_size && rpr >= 1 && last < rpr * size) {
     ao.rows_per_rank = rpr;
     OK(pm_pc_create_amg(&ao, &pc1));
-    OK(pm_pc_setup(pc1, a, halo));
+    OK(pm_pc_setup(pc1, a));
     OK(pm_amg_get_info(pc1, &i1));
     EXPECT(check_ranks(&i1, size, rpr, "coarsest moved") == 1, "rows_per_rank %lld: not only the coarsest moved",
            (long long)rpr);
@@ -382,6 +382,8 @@ static void test_agglom_1d(MPI_Comm comm) {
   pm_csr_t *a = NULL;
   pm_dmat_t *dm = NULL;
   lap1d(comm, N, 0.1, &a, &dm);
+  pm_op_t *op = NULL;
+  OK(pm_op_create_csr(a, dm->halo, &op));
   int32_t n = a->n, np = a->ncol;
   double *b = malloc(((size_t)n + 1) * sizeof *b), *ue = malloc(((size_t)np + 1) * sizeof *ue);
   double *x = malloc(((size_t)np + 1) * sizeof *x);
@@ -402,7 +404,7 @@ static void test_agglom_1d(MPI_Comm comm) {
     ao.rows_per_rank = with ? rpr : 0;
     memset(x, 0, ((size_t)np + 1) * sizeof *x);
     OK(pm_pc_create_amg(&ao, &pc));
-    OK(pm_cg_solve(a, dm->halo, pc, b, x, &opt, &r));
+    OK(pm_cg_solve(op, pc, b, x, &opt, &r));
     OK(pm_amg_get_info(pc, &in));
     its[with] = r.iterations;
     double scale, d = max_diff(comm, x, ue, n, &scale);
@@ -417,6 +419,7 @@ static void test_agglom_1d(MPI_Comm comm) {
     pm_pc_destroy(&pc);
   }
   EXPECT(its[1] <= its[0] + 2, "1D: %d iterations with agglomeration, %d without", its[1], its[0]);
+  pm_op_destroy(&op);
   pm_csr_destroy(&a);
   pm_dmat_destroy(&dm);
   /* Shifted below zero the operator is indefinite: the set-up gets through to the coarsest
@@ -425,13 +428,15 @@ static void test_agglom_1d(MPI_Comm comm) {
   pm_pc_t *pc = NULL;
   ao.rows_per_rank = rpr;
   OK(pm_pc_create_amg(&ao, &pc));
-  int rc = pm_pc_setup(pc, a, dm->halo), rank;
+  OK(pm_op_create_csr(a, dm->halo, &op));
+  int rc = pm_pc_setup(pc, op), rank;
   MPI_Comm_rank(comm, &rank);
   EXPECT(rc == (rank == 0 ? PM_ERR_SOLVER : PM_ERR_REMOTE), "indefinite 1D: set-up returned %d (%s)", rc,
          pm_error_message());
   EXPECT(rank > 0 || strstr(pm_error_message(), "not positive definite"), "indefinite 1D: '%s'", pm_error_message());
   pm_error_clear();
   pm_pc_destroy(&pc);
+  pm_op_destroy(&op);
   pm_csr_destroy(&a);
   pm_dmat_destroy(&dm);
   free(b);
@@ -516,6 +521,8 @@ int main(int argc, char **argv) {
 
   test_pieces(comm, a, halo);
   test_options();
+  pm_op_t *op = NULL;
+  OK(pm_op_create_csr(a, halo, &op));
 
   /* AMG against Jacobi; then the one-level hierarchy (the coarsest solve alone). */
   pm_cg_options_t opt = {.rtol = 1e-10, .maxit = 10000};
@@ -533,8 +540,8 @@ int main(int argc, char **argv) {
   ao.coarse_size = nglob < 200 ? 4 : 50; /* the bundled meshes are small: make a real hierarchy */
   OK(pm_pc_create_jacobi(&jac));
   OK(pm_pc_create_amg(&ao, &amg));
-  OK(pm_cg_solve(a, halo, jac, b, xj, &opt, &rj));
-  OK(pm_cg_solve(a, halo, amg, b, xa, &opt, &ra));
+  OK(pm_cg_solve(op, jac, b, xj, &opt, &rj));
+  OK(pm_cg_solve(op, amg, b, xa, &opt, &ra));
   pm_amg_info_t info;
   OK(pm_amg_get_info(amg, &info));
   EXPECT(ra.converged && ra.residual < 1e-9, "AMG: converged %d, residual %g", ra.converged, ra.residual);
@@ -557,7 +564,7 @@ int main(int argc, char **argv) {
     ao.precision = prec ? PM_AMG_DOUBLE : PM_AMG_SINGLE;
     memcpy(x1, u0, ((size_t)np + 1) * sizeof *u0);
     OK(pm_pc_create_amg(&ao, &one));
-    OK(pm_cg_solve(a, halo, one, b, x1, &opt, &r1));
+    OK(pm_cg_solve(op, one, b, x1, &opt, &r1));
     EXPECT(r1.converged && r1.iterations <= (prec ? 1 : 2), "the coarsest solve alone (%s): %d iterations, residual %g",
            pm_amg_precision_name(ao.precision), r1.iterations, r1.residual);
     pm_pc_destroy(&one);
@@ -568,7 +575,7 @@ int main(int argc, char **argv) {
   ao.precision = PM_AMG_DOUBLE;
   memcpy(xd, u0, ((size_t)np + 1) * sizeof *u0);
   OK(pm_pc_create_amg(&ao, &one));
-  OK(pm_cg_solve(a, halo, one, b, xd, &opt, &rd));
+  OK(pm_cg_solve(op, one, b, xd, &opt, &rd));
   pm_pc_destroy(&one);
   EXPECT(rd.converged && ra.iterations <= rd.iterations + 1 && rd.iterations <= ra.iterations + 1,
          "AMG iterations: %d with the cycle in single, %d in double", ra.iterations, rd.iterations);
@@ -577,7 +584,7 @@ int main(int argc, char **argv) {
   memcpy(xd, u0, ((size_t)np + 1) * sizeof *u0);
   ao.precision = PM_AMG_SINGLE;
   OK(pm_pc_create_amg(&ao, &one));
-  OK(pm_cg_solve(a, halo, one, b, xd, &opt, &rs));
+  OK(pm_cg_solve(op, one, b, xd, &opt, &rs));
   pm_pc_destroy(&one);
   EXPECT(rs.converged && rs.iterations <= 2 * ra.iterations + 5, "single cycle to 1e-13: converged %d in %d iterations",
          rs.converged, rs.iterations);
@@ -592,7 +599,7 @@ int main(int argc, char **argv) {
   pm_comm_allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm);
   EXPECT(v[0] <= 1e-8 * v[1], "AMG and Jacobi solutions differ by %g (scale %g)", v[0], v[1]);
   if (g_rank == 0 && !g_fail) pm_pc_view(amg, stdout, 0);
-  test_agglom_mesh(comm, a, halo, b, u0, nglob < 200 ? 4 : 50);
+  test_agglom_mesh(comm, op, b, u0, nglob < 200 ? 4 : 50);
   if (fdm) test_agglom_1d(comm);
   pm_pc_destroy(&jac);
   pm_pc_destroy(&amg);
@@ -600,6 +607,7 @@ int main(int argc, char **argv) {
   free(xj);
   free(xa);
   free(x1);
+  pm_op_destroy(&op);
   pm_csr_destroy(&a);
   pm_halo_destroy(&halo);
   pm_local_destroy(&local);

@@ -26,6 +26,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_halo.h"
+#include "pmesh/pm_op.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "tu_check.h"
@@ -40,14 +41,15 @@ typedef struct user_pc {
   int fail_rank, negate;
 } user_pc_t;
 
-static int user_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
+static int user_setup(void *ctx, pm_op_t *a) {
   user_pc_t *u = ctx;
   int ierr = PM_OK;
-  u->n = a->n;
+  u->n = pm_op_n(a);
   if (g_rank == u->fail_rank) ierr = pm_error_set(PM_ERR_SOLVER, __FILE__, __LINE__, "user setup fails here");
-  if (!ierr) ierr = PM_MALLOC(u->inv, a->n > 0 ? a->n : 1, "user inverse diagonal");
-  for (int32_t i = 0; !ierr && i < a->n; i++) u->inv[i] = 1.0 / a->d[i];
-  return pm_comm_agree(pm_halo_comm(halo), ierr);
+  if (!ierr) ierr = PM_MALLOC(u->inv, u->n > 0 ? u->n : 1, "user inverse diagonal");
+  if (!ierr) ierr = pm_op_diagonal(a, u->inv);
+  for (int32_t i = 0; !ierr && i < u->n; i++) u->inv[i] = 1.0 / u->inv[i];
+  return pm_comm_agree(pm_op_comm(a), ierr);
 }
 
 static int user_apply(void *ctx, const double *r, double *z) {
@@ -112,6 +114,8 @@ int main(int argc, char **argv) {
   OK(pm_csr_create(local, fdm, &a));
   OK(pm_fem_assemble(local, prob, a, b, u0, &nfixed));
   pm_problem_destroy(&prob);
+  pm_op_t *op = NULL;
+  OK(pm_op_create_csr(a, halo, &op));
 
   pm_cg_options_t opt = {.rtol = 1e-10, .maxit = 10000};
   pm_cg_result_t res[3];
@@ -123,7 +127,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; k++) {
     x[k] = malloc(((size_t)np + 1) * sizeof *x[k]);
     memcpy(x[k], u0, ((size_t)np + 1) * sizeof *u0);
-    OK(pm_cg_solve(a, halo, pc[k], b, x[k], &opt, &res[k]));
+    OK(pm_cg_solve(op, pc[k], b, x[k], &opt, &res[k]));
     EXPECT(res[k].converged && res[k].residual < 1e-9, "%s: converged %d, true residual %g", pm_pc_name(pc[k]),
            res[k].converged, res[k].residual);
     EXPECT(pm_pc_is_setup(pc[k]), "%s: not set up by pm_cg_solve", pm_pc_name(pc[k]));
@@ -157,12 +161,12 @@ int main(int argc, char **argv) {
 
   int iters[3] = {res[0].iterations, res[1].iterations, res[2].iterations};
   /* Set-up twice is refused; a failure on one rank fails on every rank. */
-  EXPECT(pm_pc_setup(pc[1], a, halo) == PM_ERR_ARG, "a second setup is refused");
+  EXPECT(pm_pc_setup(pc[1], op) == PM_ERR_ARG, "a second setup is refused");
   pm_error_clear();
   user_pc_t *uf = NULL;
   pm_pc_t *bad = user_pc(size - 1, 0, &uf);
   pm_cg_t *cg = NULL;
-  int ierr = pm_cg_create(a, halo, bad, &cg);
+  int ierr = pm_cg_create(op, bad, &cg);
   EXPECT(ierr != PM_OK && cg == NULL, "a failed setup on rank %d: pm_cg_create returned %d", size - 1, ierr);
   EXPECT(g_rank == size - 1 ? ierr == PM_ERR_SOLVER : ierr == PM_ERR_REMOTE, "failed setup code %d", ierr);
   pm_error_clear();
@@ -170,7 +174,7 @@ int main(int argc, char **argv) {
   /* M^-1 = -I: r.z < 0 at once. */
   pm_pc_t *neg = user_pc(-1, 1, &uf);
   memcpy(x[0], u0, ((size_t)np + 1) * sizeof *u0);
-  ierr = pm_cg_solve(a, halo, neg, b, x[0], &opt, &res[0]);
+  ierr = pm_cg_solve(op, neg, b, x[0], &opt, &res[0]);
   EXPECT(ierr == PM_ERR_SOLVER && strstr(pm_error_message(), "user-jacobi"),
          "indefinite preconditioner: code %d, message '%s'", ierr, pm_error_message());
   pm_error_clear();
@@ -181,6 +185,7 @@ int main(int argc, char **argv) {
     free(x[k]);
   }
   pm_pc_destroy(&pc[0]); /* NULL-safe */
+  pm_op_destroy(&op);
   pm_csr_destroy(&a);
   pm_halo_destroy(&halo);
   pm_local_destroy(&local);

@@ -31,6 +31,7 @@
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_mg.h"
+#include "pmesh/pm_op.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_refine.h"
@@ -44,12 +45,12 @@ static double exact(int dim, const double *p) {
 }
 
 /* One CG solve from the Dirichlet values u0 into x. */
-static pm_cg_result_t solve(const pm_csr_t *a, pm_halo_t *halo, pm_pc_t *pc, const double *b, const double *u0,
-                            double *x, size_t np, double rtol) {
+static pm_cg_result_t solve(pm_op_t *a, pm_pc_t *pc, const double *b, const double *u0, double *x, size_t np,
+                            double rtol) {
   pm_cg_options_t opt = {.rtol = rtol, .maxit = 1000};
   pm_cg_result_t res;
   memcpy(x, u0, np * sizeof *x);
-  OK(pm_cg_solve(a, halo, pc, b, x, &opt, &res));
+  OK(pm_cg_solve(a, pc, b, x, &opt, &res));
   return res;
 }
 
@@ -77,14 +78,16 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
   OK(pm_csr_create(fine, 0, &a));
   OK(pm_fem_assemble(fine, prob, a, b, u0, &nfixed));
   pm_problem_destroy(&prob);
+  pm_op_t *op = NULL;
+  OK(pm_op_create_csr(a, halo, &op));
 
   pm_amg_options_t ao;
   pm_amg_options_default(&ao);
   pm_pc_t *mg = NULL, *amg = NULL;
   OK(pm_pc_create_mg(K + 1, (const pm_local_t *const *)meshes, (const pm_refine_parents_t *const *)parents, &ao, &mg));
   OK(pm_pc_create_amg(&ao, &amg));
-  pm_cg_result_t rm = solve(a, halo, mg, b, u0, xm, np, 1e-8);
-  pm_cg_result_t ra = solve(a, halo, amg, b, u0, xa, np, 1e-8);
+  pm_cg_result_t rm = solve(op, mg, b, u0, xm, np, 1e-8);
+  pm_cg_result_t ra = solve(op, amg, b, u0, xa, np, 1e-8);
   EXPECT(rm.converged && ra.converged, "K = %d: MG converged %d, AMG %d", K, rm.converged, ra.converged);
   /* The single cycle (the finest level's double values with float vectors, P's weights per
    * row) within an iteration of the double one. */
@@ -93,7 +96,7 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
   pm_pc_t *mgd = NULL;
   OK(pm_pc_create_mg(K + 1, (const pm_local_t *const *)meshes, (const pm_refine_parents_t *const *)parents, &dbl,
                      &mgd));
-  pm_cg_result_t rd = solve(a, halo, mgd, b, u0, xa, np, 1e-8);
+  pm_cg_result_t rd = solve(op, mgd, b, u0, xa, np, 1e-8);
   EXPECT(rd.converged && abs(rd.iterations - rm.iterations) <= 1, "K = %d: MG single %d iterations, double %d", K,
          rm.iterations, rd.iterations);
   pm_pc_destroy(&mgd);
@@ -122,13 +125,13 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
     /* An operator of the wrong mesh (K = 1 for a K = 2 hierarchy) is refused on every rank. */
     pm_pc_t *bad = NULL;
     OK(pm_pc_create_mg(3, (const pm_local_t *const *)meshes, (const pm_refine_parents_t *const *)parents, NULL, &bad));
-    EXPECT(pm_pc_setup(bad, a, halo) != PM_OK, "MG set up from the operator of another mesh");
+    EXPECT(pm_pc_setup(bad, op) != PM_OK, "MG set up from the operator of another mesh");
     pm_error_clear();
     pm_pc_destroy(&bad);
   }
   /* The same preconditioners (set up) to a tight tolerance: the two solutions must agree. */
-  solve(a, halo, mg, b, u0, xm, np, 1e-12);
-  solve(a, halo, amg, b, u0, xa, np, 1e-12);
+  solve(op, mg, b, u0, xm, np, 1e-12);
+  solve(op, amg, b, u0, xa, np, 1e-12);
   double v[3] = {0, 0, 0}, e2[2] = {0, (double)n};
   for (int32_t i = 0; i < n; i++) {
     v[0] = fmax(v[0], fabs(xm[i] - xa[i]));
@@ -142,6 +145,7 @@ static result_t run(MPI_Comm comm, int dim, int K, pm_local_t **meshes, pm_refin
   out.rms = sqrt(e2[0] / e2[1]);
   pm_pc_destroy(&mg);
   pm_pc_destroy(&amg);
+  pm_op_destroy(&op);
   pm_csr_destroy(&a);
   pm_halo_destroy(&halo);
   free(b);

@@ -335,9 +335,21 @@ int pm_amg_setup_finish(pm_amg_hier_t *h, int first) {
   return PM_OK;
 }
 
-static int amg_setup(void *ctx, const pm_csr_t *a, pm_halo_t *halo) {
+int pm_amg_need_matrix(pm_op_t *op, const char *who) {
+  int ierr = PM_OK;
+  if (!pm_op_csr(op))
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "%s builds its hierarchy from the matrix's entries, but the operator '%s' is a shell operator "
+                        "without an assembled matrix: give the solver an operator from pm_op_create_csr, or use the "
+                        "Jacobi or none preconditioner",
+                        who, pm_op_name(op));
+  return pm_comm_agree(pm_op_comm(op), ierr);
+}
+
+static int amg_setup(void *ctx, pm_op_t *op) {
   pm_amg_hier_t *h = ctx;
-  PM_CALL(pm_amg_setup_begin(h, a, halo));
+  PM_CALL(pm_amg_need_matrix(op, "AMG"));
+  PM_CALL(pm_amg_setup_begin(h, pm_op_csr(op), pm_op_halo(op)));
   return pm_amg_setup_finish(h, 0);
 }
 

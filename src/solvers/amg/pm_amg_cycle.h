@@ -11,6 +11,7 @@
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_halo.h"
+#include "pmesh/pm_op.h"
 
 /* A level's communicator is its layout's (dm->comm): the hierarchy's, or that of the ranks it
  * was agglomerated onto (pm_amg_agglom.h).  A rank outside it is idle on the level: a, dm and
@@ -78,6 +79,10 @@ typedef struct pm_amg_hier {
 /** An empty hierarchy (no handle to free) with the options opt (NULL: the defaults, unchecked).
  *  Not collective. */
 void pm_amg_hier_init(pm_amg_hier_t *h, const pm_amg_options_t *opt);
+
+/** PM_OK when op has an assembled matrix; else PM_ERR_ARG, its message naming the
+ *  preconditioner `who`.  Agreed on the operator's communicator.  Collective. */
+int pm_amg_need_matrix(pm_op_t *op, const char *who);
 
 /** Level 0 from the caller's operator and halo: the hierarchy's communicator (a duplicate of
  *  the halo's) and level 0's rank-order layout.  Collective. */
