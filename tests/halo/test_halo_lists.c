@@ -20,7 +20,7 @@
 #include "tu_chain.h"
 #include "tu_check.h"
 
-static int g_rank, g_fail;
+
 
 static void check_exchanges(const tu_chain_t *c, pm_exchange_t kind) {
   MPI_Comm comm = MPI_COMM_WORLD;

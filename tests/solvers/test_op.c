@@ -28,7 +28,7 @@
 #include "tu_chain.h"
 #include "tu_check.h"
 
-static int g_rank, g_fail;
+
 
 /* The coefficient of the edge between global points g and g + 1, and the shift. */
 static double kappa(int64_t g) {
