@@ -32,11 +32,12 @@
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_expr.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
-static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg"};
+static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg", "auto"};
 
 /* The one place a preconditioner of --precond is created (mg: it takes the partition's kept
  * levels, and frees them once set up). */
@@ -75,39 +76,15 @@ static int params_type(MPI_Datatype *type) {
 static int report(int rank, int ierr) {
   if (ierr && ierr != PM_ERR_REMOTE) {
     const char *msg = pm_error_message();
-    fprintf(stderr, "%s: error: [rank %d] %s\n", tool, rank, msg[0] ? msg : pm_error_name(ierr));
+    char own[32];
+    snprintf(own, sizeof own, "rank %d", rank);
+    if (!strncmp(msg, own, strlen(own))) /* the message names its rank already */
+      fprintf(stderr, "%s: error: %s\n", tool, msg);
+    else
+      fprintf(stderr, "%s: error: [rank %d] %s\n", tool, rank, msg[0] ? msg : pm_error_name(ierr));
     if (getenv("PMESH_TRACE")) fprintf(stderr, "%s: trace: %s\n", tool, pm_error_where());
   }
   return ierr;
-}
-
-void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
-  pm_amg_options_default(o);
-  o->threshold = p->amg_threshold;
-  o->smoother = (pm_amg_smoother_t)p->amg_smoother;
-  o->sweeps = p->amg_sweeps;
-  o->max_levels = p->amg_levels;
-  o->coarse_size = p->amg_coarse;
-  o->rows_per_rank = p->amg_rows_per_rank;
-  o->precision = (pm_amg_precision_t)p->amg_precision;
-}
-
-int solve_build_problem(const params_t *p, pm_problem_t **prob) {
-  PM_CALL(pm_problem_create(prob));
-  pm_problem_t *q = *prob;
-  PM_CALL(pm_problem_set_scheme(q, (pm_scheme_t)p->scheme));
-  PM_CALL(pm_problem_set_area(q, p->area));
-  for (int i = 0; i < p->n_source; i++)
-    PM_CALL(pm_problem_set_source(q, p->src_group[i][0] ? p->src_group[i] : NULL, pm_value_expr(p->src_expr[i])));
-  for (int i = 0; i < p->n_cond; i++)
-    PM_CALL(
-        pm_problem_set_conductivity(q, p->cond_group[i][0] ? p->cond_group[i] : NULL, pm_value_expr(p->cond_expr[i])));
-  for (int i = 0; i < p->n_dir; i++)
-    PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
-  for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
-  for (int i = 0; i < p->n_rob; i++)
-    PM_CALL(pm_problem_add_robin(q, p->rob_group[i], pm_value_expr(p->rob_h[i]), pm_value_expr(p->rob_uinf[i])));
-  return PM_OK;
 }
 
 /* --dump-matrix: each rank's rows once assembled (pm_run_options_t.on_assembled). */
@@ -173,8 +150,9 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
-  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s%s\n", size,
-         r->unknowns, r->fixed, scheme, precond, exchange, p->reproducible ? ", reproducible (exact sums)" : "");
+  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s%s, exchange %s%s\n", size,
+         r->unknowns, r->fixed, scheme, precond, p->precond_auto ? " (auto)" : "", exchange,
+         p->reproducible ? ", reproducible (exact sums)" : "");
   if (transient) {
     const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
     printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", r->steps_done, p->dt,
@@ -184,6 +162,9 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
            "(rtol %.1e)\n",
            r->converged ? "every step converged" : "NOT converged", r->it_total, r->it_min, it_avg, r->it_max,
            r->residual_max, p->rtol);
+  } else if (p->rtol == 0) {
+    printf("cg: ran %d iterations (--rtol 0: --maxit %d of them), ||r||/||b|| = %.3e\n", res->iterations, p->maxit,
+           res->residual);
   } else {
     printf("cg: %s after %d iterations, ||r||/||b|| = %.3e (rtol %.1e)\n",
            res->converged ? "converged" : "NOT converged", res->iterations, res->residual, p->rtol);
@@ -268,6 +249,68 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
             res->iterations, res->residual, p->rtol);
 }
 
+/* solve's own attributes of the result: the options that run it again and the preconditioner's
+ * options (and the refinements).  Returns their number. */
+static int result_attrs(const params_t *p, char *text, size_t size, char *pc_text, size_t pc_size,
+                        pm_h5_attr_t at[4]) {
+  int n = 0;
+  solve_options_text(p, text, size);
+  pc_text[0] = '\0';
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
+    pm_amg_options_t o;
+    solve_amg_options(p, &o);
+    snprintf(pc_text, pc_size,
+             "threshold=%.17g smoother=%s sweeps=%d levels=%d coarse=%" PRId64 " rows_per_rank=%" PRId64
+             " precision=%s%s",
+             o.threshold, pm_amg_smoother_name(o.smoother), (int)o.sweeps, (int)o.max_levels, (int64_t)o.coarse_size,
+             (int64_t)o.rows_per_rank, pm_amg_precision_name(o.precision),
+             p->precond == PRECOND_MG ? (p->mg_coarse ? " mg_coarse=galerkin" : " mg_coarse=rediscretize") : "");
+  }
+  at[n++] = (pm_h5_attr_t){"solve_options", PM_H5_ATTR_STRING, 0, 0, text};
+  at[n++] = (pm_h5_attr_t){"precond_options", PM_H5_ATTR_STRING, 0, 0, pc_text};
+  at[n++] = (pm_h5_attr_t){"precond_auto", PM_H5_ATTR_INT64, 0, p->precond_auto, NULL};
+  if (p->refine > 0) at[n++] = (pm_h5_attr_t){"refine", PM_H5_ATTR_INT64, 0, p->refine, NULL};
+  return n;
+}
+
+/* A conductivity that is not constant must be positive at the nodes of the elements it applies
+ * to (a constant one was checked with the options); the lowest rank that finds one says where,
+ * once.  Returns nonzero on every rank when any found one.  Collective. */
+static int check_conductivity(const params_t *p, const pm_partition_t *part) {
+  const pm_local_t *l = part->local;
+  char msg[EXPR_LEN + NAME_LEN + 200] = "";
+  int32_t *which = calloc((size_t)(l->n_elems > 0 ? l->n_elems : 1), sizeof *which);
+  pm_expr_t *ex[MAXBC] = {NULL};
+  if (!which) snprintf(msg, sizeof msg, "rank %d: out of memory checking the conductivity", part->rank);
+  for (int i = 0; i < p->n_cond && which; i++) { /* the last entry that covers an element is its */
+    if (pm_expr_create(p->cond_expr[i], &ex[i]) || pm_expr_is_const(ex[i])) continue;
+    for (int g = 0; g < l->n_groups; g++)
+      if (p->cond_group[i][0] && !strcmp(l->groups[g].name, p->cond_group[i]) && l->groups[g].elems)
+        for (int32_t k = 0; k < l->groups[g].n_elems; k++) which[l->groups[g].elems[k]] = i + 1;
+    for (int32_t e = 0; e < l->n_elems && !p->cond_group[i][0]; e++) which[e] = i + 1;
+  }
+  for (int32_t e = 0; e < l->n_elems && which && !msg[0]; e++) {
+    int i = which[e] - 1;
+    if (i < 0 || !ex[i] || pm_expr_is_const(ex[i])) continue;
+    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1] && !msg[0]; k++) {
+      const double *x = &l->xyz[3 * l->elem_node[k]];
+      double v = pm_expr_eval(ex[i], x[0], x[1], x[2]);
+      if (!(v > 0) || !isfinite(v))
+        snprintf(msg, sizeof msg,
+                 "--conductivity %s%s%s: the conductivity is %g at node %" PRId64
+                 " (%g, %g, %g) of element %" PRId64 ": it must be positive",
+                 p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], v, l->gid[l->elem_node[k]], x[0],
+                 x[1], x[2], l->elem_gid[e]);
+    }
+  }
+  for (int i = 0; i < MAXBC; i++) pm_expr_destroy(&ex[i]);
+  free(which);
+  int mine = msg[0] ? part->rank : part->size, first = part->size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, part->comm);
+  if (first < part->size && first == part->rank) fprintf(stderr, "%s: error: %s\n", tool, msg);
+  return first < part->size;
+}
+
 /* --exchange-test: the lecture's check of the halo; the lines are gathered, rank 0 prints. */
 static int exchange_test(const params_t *p, const pm_partition_t *part) {
   int64_t wrong = 0;
@@ -331,6 +374,8 @@ int main(int argc, char **argv) {
     goto finish;
   }
 
+  if (check_conductivity(p, part)) goto finish;
+
   /* The problem, the preconditioner, the run. */
   int32_t nt = part->local->n_total + part->local->n_aux;
   ierr = solve_build_problem(p, &prob);
@@ -357,8 +402,10 @@ int main(int argc, char **argv) {
   o.output_xmf = p->out_xmf;
   if (p->dump[0]) o.on_assembled = dump_matrix, o.on_assembled_ctx = p;
   o.release_elements = 1; /* nothing after the run reads them */
-  pm_h5_attr_t refine_attr = {"refine", PM_H5_ATTR_INT64, 0, p->refine, NULL};
-  if (p->refine > 0) o.attrs = &refine_attr, o.n_attrs = 1; /* K = 0: the result as before */
+  static char options_text[16384], pc_text[512];
+  pm_h5_attr_t attrs[4];
+  o.attrs = attrs;
+  o.n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);
   pm_run_result_t r;
   ierr = p->steps > 0 ? pm_run_transient(part, prob, pc, &o, u, &r) : pm_run_steady(part, prob, pc, &o, u, &r);
   int hist_bad = hist.fp && pm_tool_close(tool, &hist, !ierr) && !ierr; /* rank 0 only; it said why */
