@@ -251,8 +251,7 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
 
 /* solve's own attributes of the result: the options that run it again and the preconditioner's
  * options (and the refinements).  Returns their number. */
-static int result_attrs(const params_t *p, char *text, size_t size, char *pc_text, size_t pc_size,
-                        pm_h5_attr_t at[4]) {
+static int result_attrs(const params_t *p, char *text, size_t size, char *pc_text, size_t pc_size, pm_h5_attr_t at[4]) {
   int n = 0;
   solve_options_text(p, text, size);
   pc_text[0] = '\0';
@@ -297,8 +296,8 @@ static int check_conductivity(const params_t *p, const pm_partition_t *part) {
       double v = pm_expr_eval(ex[i], x[0], x[1], x[2]);
       if (!(v > 0) || !isfinite(v))
         snprintf(msg, sizeof msg,
-                 "--conductivity %s%s%s: the conductivity is %g at node %" PRId64
-                 " (%g, %g, %g) of element %" PRId64 ": it must be positive",
+                 "--conductivity %s%s%s: the conductivity is %g at node %" PRId64 " (%g, %g, %g) of element %" PRId64
+                 ": it must be positive",
                  p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], v, l->gid[l->elem_node[k]], x[0],
                  x[1], x[2], l->elem_gid[e]);
     }

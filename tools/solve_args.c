@@ -32,10 +32,11 @@ static int opt_bc(void *ctx, const char *opt, const char *v) {
   const char *e = eq ? eq + 1 : v;
   if (eq && gl == 0) return pm_tool_error(tool, "%s %s: the group name before '=' is empty", opt, v);
   if (e[0] == '\0')
-    return pm_tool_error(tool, "%s %s: the value is empty (expected %sVALUE)", opt, v, need_group ? "GROUP=" : "[GROUP=]");
+    return pm_tool_error(tool, "%s %s: the value is empty (expected %sVALUE)", opt, v,
+                         need_group ? "GROUP=" : "[GROUP=]");
   if (gl >= NAME_LEN || strlen(e) >= EXPR_LEN)
-    return pm_tool_error(tool, "%s %s: a group name below %d and a value below %d characters, please", opt, v,
-                         NAME_LEN, EXPR_LEN);
+    return pm_tool_error(tool, "%s %s: a group name below %d and a value below %d characters, please", opt, v, NAME_LEN,
+                         EXPR_LEN);
   memcpy(grp[which][*cnt[which]], v, gl);
   grp[which][*cnt[which]][gl] = '\0';
   strcpy(ex[which][(*cnt[which])++], e);
@@ -141,7 +142,8 @@ static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
        "                         GROUP= applies it to the elements of a physical group (repeatable;\n"
        "                         the elements of no GROUP= given keep the value without GROUP=, 1)\n",
        0},
-      {"--conductivity", X, NULL, 0, 0, NULL, opt_bc, "  --conductivity [GROUP=]K  conductivity k > 0 (default 1; GROUP= as for --source)\n", 0},
+      {"--conductivity", X, NULL, 0, 0, NULL, opt_bc,
+       "  --conductivity [GROUP=]K  conductivity k > 0 (default 1; GROUP= as for --source)\n", 0},
       {"--area", D, &p->area, 1e-300, 1e300, NULL, NULL,
        "  --area A               cross-section of a 1D bar (default 1; 1D meshes only)\n", 0},
       {"--dirichlet", X, NULL, 0, 0, NULL, opt_bc,
@@ -181,7 +183,8 @@ static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
       {"--amg-threshold", D, &p->amg_threshold, -1e300, 1e300, NULL, NULL,
        "  --amg-*                the AMG options below need --precond amg or mg (with auto they\n"
        "                         select amg)\n"
-       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n", 0},
+       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n",
+       0},
       {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
        "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
       {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
@@ -285,7 +288,8 @@ static void print_help(const pm_tool_opt_t *t) {
       "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
       "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
       "step, the result a time series).  P must equal the number of parts of the partition.\n"
-      "Without options: the partition in " PM_DEFAULT_PART_DIR ", f = 1, k = 1, u = 0 on the group\n"
+      "Without options: the partition in " PM_DEFAULT_PART_DIR
+      ", f = 1, k = 1, u = 0 on the group\n"
       "'boundary', the preconditioner chosen by the size (--precond auto), result.h5.\n\n"
       "An option that only applies together with another (--every and --mass with --dt, --amg-*\n"
       "with --precond amg or mg, --mg-coarse with --precond mg, --initial-field and\n"
@@ -432,8 +436,8 @@ static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta
   p->dim = meta->dim;
   p->fingerprint = meta->fingerprint;
   if (meta->nparts != nranks)
-    return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir,
-                         meta->nparts, nranks, meta->nparts);
+    return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
+                         nranks, meta->nparts);
   if (p->scheme == PM_SCHEME_FEM && meta->halo && !strcmp(meta->halo, "edge") && meta->dim > 1 && !p->exchange_test)
     return pm_tool_error(tool,
                          "-p %s was partitioned with --halo edge, which only --scheme fdm5 takes: FEM needs the "
@@ -459,8 +463,7 @@ static int prepend_default(int *n, char (*grp)[NAME_LEN], char (*ex)[EXPR_LEN], 
 }
 
 /* The lecture's control file, then the defaults of what is still unset. */
-static int apply_control_and_defaults(const pm_tool_opt_t *t, params_t *p, const char *control,
-                                      const pm_meta_t *meta) {
+static int apply_control_and_defaults(const pm_tool_opt_t *t, params_t *p, const char *control, const pm_meta_t *meta) {
   char q[64] = "1", cond[64] = "1";
   if (control) {
     pm_lecture_control_t c;

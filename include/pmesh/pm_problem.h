@@ -16,9 +16,9 @@
 #ifndef PMESH_PM_PROBLEM_H
 #define PMESH_PM_PROBLEM_H
 
-#include "pmesh/pm_export.h"
 #include <stddef.h>
 
+#include "pmesh/pm_export.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_local.h"
 

@@ -239,15 +239,16 @@ int pm_problem_depends_on_time(const pm_problem_t *prob, pm_problem_item_t *whic
 static int describe_entry(char *buf, size_t size, size_t *used, const char *group, const char *v1, const char *v2) {
   int n = snprintf(buf + *used, size - *used, "%s%s%s%s%s%s", *used ? "; " : "", group ? group : "", group ? "=" : "",
                    v1, v2 ? "," : "", v2 ? v2 : "");
-  if (n < 0 || (size_t)n >= size - *used) return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "problem text longer than %zu", size - 1);
+  if (n < 0 || (size_t)n >= size - *used)
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "problem text longer than %zu", size - 1);
   *used += (size_t)n;
   return PM_OK;
 }
 
 int pm_problem_describe(const pm_problem_t *prob, pm_problem_item_t item, char *buf, size_t size) {
   PM_CHECK(prob && buf && size > 0, PM_ERR_ARG, "pm_problem_describe: no problem or no buffer");
-  const pm_problem_list_t *lists[] = {NULL, &prob->source, &prob->conductivity, &prob->dirichlet, &prob->neumann,
-                                      &prob->robin_h};
+  const pm_problem_list_t *lists[] = {NULL,           &prob->source, &prob->conductivity, &prob->dirichlet,
+                                      &prob->neumann, &prob->robin_h};
   PM_CHECK(item > PM_PROBLEM_NONE && item <= PM_PROBLEM_ROBIN, PM_ERR_ARG, "pm_problem_describe: item %d", (int)item);
   const pm_problem_list_t *l = lists[item];
   size_t used = 0;
