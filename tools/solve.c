@@ -140,6 +140,78 @@ static int rss_reduce(MPI_Comm comm, const int64_t *own, const pm_run_result_t *
   return PM_OK;
 }
 
+/* --summary: the run's figures as JSON. */
+static void write_summary(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
+                          double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
+  int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
+  const pm_cg_result_t *res = &r->cg;
+  int it = res->iterations > 0 ? res->iterations : 1;
+  const char *scheme = fdm5 ? "fdm5" : "fem", *precond = precond_names[p->precond];
+  const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
+  const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
+  double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
+  double per = r->unknowns > 0 ? (double)rss[1][RSS_STAGES - 1] / (double)r->unknowns : 0.0;
+  pm_tool_out_t o;
+  if (p->summary[0] && !pm_tool_open(tool, &o, p->summary)) {
+    fprintf(o.fp,
+            "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"unknowns\": %" PRId64
+            ",\n  \"fixed\": %" PRId64
+            ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
+            "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  "
+            "\"u_max\": %.17g,\n",
+            PMESH_VERSION, size, r->unknowns, r->fixed, scheme, precond, exchange, res->iterations,
+            r->converged ? "true" : "false", transient ? r->residual_max : res->residual, r->u_min, r->u_max);
+    if (transient)
+      fprintf(o.fp,
+              "  \"transient\": {\"dt\": %.17g, \"steps\": %d, \"steps_done\": %d, \"time\": %.17g, \"every\": %d,"
+              " \"mass\": \"%s\",\n                \"iterations_total\": %" PRId64
+              ", \"iterations_min\": %d, \"iterations_avg\": %.6f, \"iterations_max\": %d,\n"
+              "                \"steps_written\": %d},\n",
+              p->dt, p->steps, r->steps_done, r->steps_done * p->dt, p->every, mass, r->it_total, r->it_min, it_avg,
+              r->it_max, r->steps_written);
+    if (p->exact[0]) fprintf(o.fp, "  \"error_max\": %.17g,\n  \"error_l2\": %.17g,\n", r->error_max, r->error_l2);
+    if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
+      fprintf(o.fp, "  \"%s\": {", precond);
+      pm_pc_view(pc, o.fp, 1);
+      fprintf(o.fp, "},\n");
+    }
+    if (p->refine > 0) fprintf(o.fp, "  \"refine\": %d,\n", p->refine);
+    fprintf(o.fp, "  \"seconds\": {\"load\": %.6f, ", t_load);
+    if (p->refine > 0) fprintf(o.fp, "\"refine\": %.6f, ", t_refine);
+    fprintf(o.fp,
+            "\"assembly\": %.6f, \"solve\": %.6f, \"solver_setup\": %.6f, "
+            "\"per_iteration\": %.9f,\n"
+            "              \"spmv\": %.6f, \"exchange\": %.6f, \"reductions\": %.6f, \"vector_updates\": %.6f,\n"
+            "              \"output\": %.6f, \"total\": %.6f},\n  \"output_bytes\": %" PRId64 ",\n",
+            r->t_assembly, res->t_total, res->t_setup, (res->t_total - res->t_setup) / it, res->t_spmv, res->t_exchange,
+            res->t_reduce, res->t_update, r->t_output, t_total, p->no_output ? 0 : r->output_bytes);
+    /* Peaks so far at the end of each stage (monotonic), the largest rank's and the sum. */
+    for (int m = 0; m < 2; m++) {
+      fprintf(o.fp, "  \"peak_rss_bytes_%s\": {", m ? "sum" : "max");
+      for (int s = 0; s < RSS_STAGES; s++)
+        if (s != RSS_REFINE || p->refine > 0)
+          fprintf(o.fp, "%s\"%s\": %" PRId64, s ? ", " : "", rss_name(s), rss[m][s]);
+      fprintf(o.fp, "},\n");
+    }
+    fprintf(o.fp, "  \"peak_rss_bytes_per_unknown\": %.1f\n}\n", per);
+    pm_tool_close(tool, &o, 1);
+  }
+}
+
+/* Why the run failed, when CG did not converge. */
+static void print_failure(const params_t *p, const pm_run_result_t *r) {
+  int transient = p->steps > 0;
+  const pm_cg_result_t *res = &r->cg;
+  if (!r->converged && transient)
+    fprintf(stderr,
+            "%s: error: CG did not converge at step %d (t = %g) in %d iterations (||r||/||b|| = %.3e > rtol %.1e); "
+            "no result was written (a smaller --dt or a larger --maxit may help)\n",
+            tool, r->failed_step, r->failed_step * p->dt, r->failed_iterations, r->failed_residual, p->rtol);
+  else if (!r->converged)
+    fprintf(stderr, "%s: error: CG did not converge in %d iterations (||r||/||b|| = %.3e > rtol %.1e)\n", tool,
+            res->iterations, res->residual, p->rtol);
+}
+
 /* Rank 0: the figures of the run on stdout and, with --summary, as JSON. */
 static void print_report(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
                          double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
@@ -194,59 +266,8 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   if (!p->no_output && (r->converged || !transient))
     printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
            transient ? ": a time series" : "");
-  pm_tool_out_t o;
-  if (p->summary[0] && !pm_tool_open(tool, &o, p->summary)) {
-    fprintf(o.fp,
-            "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"unknowns\": %" PRId64
-            ",\n  \"fixed\": %" PRId64
-            ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
-            "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  "
-            "\"u_max\": %.17g,\n",
-            PMESH_VERSION, size, r->unknowns, r->fixed, scheme, precond, exchange, res->iterations,
-            r->converged ? "true" : "false", transient ? r->residual_max : res->residual, r->u_min, r->u_max);
-    if (transient)
-      fprintf(o.fp,
-              "  \"transient\": {\"dt\": %.17g, \"steps\": %d, \"steps_done\": %d, \"time\": %.17g, \"every\": %d,"
-              " \"mass\": \"%s\",\n                \"iterations_total\": %" PRId64
-              ", \"iterations_min\": %d, \"iterations_avg\": %.6f, \"iterations_max\": %d,\n"
-              "                \"steps_written\": %d},\n",
-              p->dt, p->steps, r->steps_done, r->steps_done * p->dt, p->every, mass, r->it_total, r->it_min, it_avg,
-              r->it_max, r->steps_written);
-    if (p->exact[0]) fprintf(o.fp, "  \"error_max\": %.17g,\n  \"error_l2\": %.17g,\n", r->error_max, r->error_l2);
-    if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
-      fprintf(o.fp, "  \"%s\": {", precond);
-      pm_pc_view(pc, o.fp, 1);
-      fprintf(o.fp, "},\n");
-    }
-    if (p->refine > 0) fprintf(o.fp, "  \"refine\": %d,\n", p->refine);
-    fprintf(o.fp, "  \"seconds\": {\"load\": %.6f, ", t_load);
-    if (p->refine > 0) fprintf(o.fp, "\"refine\": %.6f, ", t_refine);
-    fprintf(o.fp,
-            "\"assembly\": %.6f, \"solve\": %.6f, \"solver_setup\": %.6f, "
-            "\"per_iteration\": %.9f,\n"
-            "              \"spmv\": %.6f, \"exchange\": %.6f, \"reductions\": %.6f, \"vector_updates\": %.6f,\n"
-            "              \"output\": %.6f, \"total\": %.6f},\n  \"output_bytes\": %" PRId64 ",\n",
-            r->t_assembly, res->t_total, res->t_setup, (res->t_total - res->t_setup) / it, res->t_spmv, res->t_exchange,
-            res->t_reduce, res->t_update, r->t_output, t_total, p->no_output ? 0 : r->output_bytes);
-    /* Peaks so far at the end of each stage (monotonic), the largest rank's and the sum. */
-    for (int m = 0; m < 2; m++) {
-      fprintf(o.fp, "  \"peak_rss_bytes_%s\": {", m ? "sum" : "max");
-      for (int s = 0; s < RSS_STAGES; s++)
-        if (s != RSS_REFINE || p->refine > 0)
-          fprintf(o.fp, "%s\"%s\": %" PRId64, s ? ", " : "", rss_name(s), rss[m][s]);
-      fprintf(o.fp, "},\n");
-    }
-    fprintf(o.fp, "  \"peak_rss_bytes_per_unknown\": %.1f\n}\n", per);
-    pm_tool_close(tool, &o, 1);
-  }
-  if (!r->converged && transient)
-    fprintf(stderr,
-            "%s: error: CG did not converge at step %d (t = %g) in %d iterations (||r||/||b|| = %.3e > rtol %.1e); "
-            "no result was written (a smaller --dt or a larger --maxit may help)\n",
-            tool, r->failed_step, r->failed_step * p->dt, r->failed_iterations, r->failed_residual, p->rtol);
-  else if (!r->converged)
-    fprintf(stderr, "%s: error: CG did not converge in %d iterations (||r||/||b|| = %.3e > rtol %.1e)\n", tool,
-            res->iterations, res->residual, p->rtol);
+  write_summary(p, size, r, pc, t_load, t_refine, t_total, rss);
+  print_failure(p, r);
 }
 
 /* solve's own attributes of the result: the options that run it again and the preconditioner's
@@ -272,7 +293,7 @@ static int result_attrs(const params_t *p, char *text, size_t size, char *pc_tex
   return n;
 }
 
-/* A conductivity that is not constant must be positive at the nodes of the elements it applies
+/* A conductivity that is not constant must be positive at the centre of every element it applies
  * to (a constant one was checked with the options); the lowest rank that finds one says where,
  * once.  Returns nonzero on every rank when any found one.  Collective. */
 static int check_conductivity(const params_t *p, const pm_partition_t *part) {
@@ -291,16 +312,16 @@ static int check_conductivity(const params_t *p, const pm_partition_t *part) {
   for (int32_t e = 0; e < l->n_elems && which && !msg[0]; e++) {
     int i = which[e] - 1;
     if (i < 0 || !ex[i] || pm_expr_is_const(ex[i])) continue;
-    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1] && !msg[0]; k++) {
-      const double *x = &l->xyz[3 * l->elem_node[k]];
-      double v = pm_expr_eval(ex[i], x[0], x[1], x[2]);
-      if (!(v > 0) || !isfinite(v))
-        snprintf(msg, sizeof msg,
-                 "--conductivity %s%s%s: the conductivity is %g at node %" PRId64 " (%g, %g, %g) of element %" PRId64
-                 ": it must be positive",
-                 p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], v, l->gid[l->elem_node[k]], x[0],
-                 x[1], x[2], l->elem_gid[e]);
-    }
+    double c[3] = {0, 0, 0};
+    int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
+    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++)
+      for (int d = 0; d < 3; d++) c[d] += l->xyz[3 * l->elem_node[k] + d] / nv;
+    double v = pm_expr_eval(ex[i], c[0], c[1], c[2]);
+    if (!(v > 0) || !isfinite(v))
+      snprintf(msg, sizeof msg,
+               "--conductivity %s%s%s: the conductivity is %g at the centre (%g, %g, %g) of element %" PRId64
+               ": it must be positive",
+               p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], v, c[0], c[1], c[2], l->elem_gid[e]);
   }
   for (int i = 0; i < MAXBC; i++) pm_expr_destroy(&ex[i]);
   free(which);
@@ -308,6 +329,40 @@ static int check_conductivity(const params_t *p, const pm_partition_t *part) {
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, part->comm);
   if (first < part->size && first == part->rank) fprintf(stderr, "%s: error: %s\n", tool, msg);
   return first < part->size;
+}
+
+/* --refine: every rank refines its own part (mg keeps the levels), then --dump-local.  Errors
+ * agreed. */
+static int refine(const params_t *p, pm_partition_t *part) {
+  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
+   * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
+   * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
+   * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
+   * Refuse before refining what would not fit, rather than be killed halfway. */
+  double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
+  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0);
+  PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
+  PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
+  return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
+}
+
+/* The run's options besides CG's: time steps, initial state, exact solution, output and its
+ * attributes (attrs: solve's own, result_attrs). */
+static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t attrs[4]) {
+  o->dt = p->dt;
+  o->steps = p->steps;
+  o->every = p->every;
+  o->mass = (pm_mass_t)p->mass;
+  if (p->initial_value[0]) o->initial.value = pm_value_expr(p->initial_value);
+  if (p->initial[0]) o->initial = (pm_run_initial_t){{NULL, NULL, NULL}, p->initial, p->initial_field, p->initial_step};
+  if (p->exact[0]) o->exact = pm_value_expr(p->exact);
+  if (!p->no_output) o->output = p->out_h5;
+  o->output_xmf = p->out_xmf;
+  if (p->dump[0]) o->on_assembled = dump_matrix, o->on_assembled_ctx = (void *)(uintptr_t)p;
+  o->release_elements = 1; /* nothing after the run reads them */
+  static char options_text[16384], pc_text[512];
+  o->attrs = attrs;
+  o->n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);
 }
 
 /* --exchange-test: the lecture's check of the halo; the lines are gathered, rank 0 prints. */
@@ -355,17 +410,7 @@ int main(int argc, char **argv) {
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
   int64_t own_rss[2] = {pm_tool_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
-  /* --refine: every rank refines its own part; mg keeps the levels. */
-  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
-   * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
-   * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
-   * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
-   * Refuse before refining what would not fit, rather than be killed halfway. */
-  double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
-  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0);
-  if (report(rank, pm_refine_check_run(part->comm, part->local, p->refine, run_bytes))) goto finish;
-  if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
-  if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
+  if (report(rank, refine(p, part))) goto finish;
   t_refine = MPI_Wtime() - t_refine;
   own_rss[1] = pm_tool_peak_rss();
   if (p->exchange_test) {
@@ -381,6 +426,7 @@ int main(int argc, char **argv) {
   if (!ierr) ierr = precond_create(p, part, &pc);
   if (!ierr) ierr = PM_MALLOC(u, nt > 0 ? nt : 1, "solution");
   if (report(rank, pm_comm_agree(comm, ierr))) goto finish;
+  pm_h5_attr_t attrs[4];
   pm_run_options_t o = pm_run_options_default();
   o.cg = (pm_cg_options_t){
       .rtol = p->rtol, .maxit = p->maxit, .monitor = p->monitor, .out = stdout, .reproducible = p->reproducible};
@@ -390,21 +436,7 @@ int main(int argc, char **argv) {
     if (pm_comm_agree(comm, ierr)) goto finish; /* rank 0 said why */
     if (rank == 0) o.cg.on_iteration = write_history, o.cg.on_iteration_ctx = hist.fp;
   }
-  o.dt = p->dt;
-  o.steps = p->steps;
-  o.every = p->every;
-  o.mass = (pm_mass_t)p->mass;
-  if (p->initial_value[0]) o.initial.value = pm_value_expr(p->initial_value);
-  if (p->initial[0]) o.initial = (pm_run_initial_t){{NULL, NULL, NULL}, p->initial, p->initial_field, p->initial_step};
-  if (p->exact[0]) o.exact = pm_value_expr(p->exact);
-  if (!p->no_output) o.output = p->out_h5;
-  o.output_xmf = p->out_xmf;
-  if (p->dump[0]) o.on_assembled = dump_matrix, o.on_assembled_ctx = p;
-  o.release_elements = 1; /* nothing after the run reads them */
-  static char options_text[16384], pc_text[512];
-  pm_h5_attr_t attrs[4];
-  o.attrs = attrs;
-  o.n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);
+  run_options(p, &o, attrs);
   pm_run_result_t r;
   ierr = p->steps > 0 ? pm_run_transient(part, prob, pc, &o, u, &r) : pm_run_steady(part, prob, pc, &o, u, &r);
   int hist_bad = hist.fp && pm_tool_close(tool, &hist, !ierr) && !ierr; /* rank 0 only; it said why */

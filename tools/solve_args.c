@@ -127,9 +127,10 @@ static int opt_exchange(void *ctx, const char *opt, const char *v) {
 
 /* The option table, in the order of the usage text, each entry with its lines of it. */
 enum { N_OPTIONS = 48 };
-static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
-  const pm_tool_kind_t F = PM_TOOL_FLAG, I = PM_TOOL_INT, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE,
-                       X = PM_TOOL_CALL;
+
+/* The first part: files, the problem, the scheme and the preconditioner.  Returns its length. */
+static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
+  const pm_tool_kind_t F = PM_TOOL_FLAG, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE, X = PM_TOOL_CALL;
   const pm_tool_opt_t table[] = {
       {"-p", S, p->dir, 0, PATH_LEN, NULL, NULL,
        "  -p DIR                 partition directory (default: " PM_DEFAULT_PART_DIR ")\n", 0},
@@ -172,6 +173,16 @@ static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
        "  --mg-coarse rediscretize|galerkin  mg's coarse operators: the problem assembled on\n"
        "                         each coarser mesh (default) or P^T A P (needs --precond mg)\n",
        0},
+  };
+  memcpy(t, table, sizeof table);
+  return sizeof table / sizeof *table;
+}
+
+/* The second part: refinement, AMG, CG, output, time steps, initial state; ends the table. */
+static void options_solver(params_t *p, pm_tool_opt_t *t) {
+  const pm_tool_kind_t F = PM_TOOL_FLAG, I = PM_TOOL_INT, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE,
+                       X = PM_TOOL_CALL;
+  const pm_tool_opt_t table[] = {
       {"--refine", X, NULL, 0, 0, NULL, opt_refine,
        "  --refine K             refine the partition uniformly K times in parallel after loading\n"
        "                         (default 0); the run and its result are the fine mesh's\n",
@@ -255,6 +266,10 @@ static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
        0},
       {NULL, F, NULL, 0, 0, NULL, NULL, NULL, 0}};
   memcpy(t, table, sizeof table);
+}
+
+static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
+  options_solver(p, t + options_problem(p, t));
 }
 
 static void set_defaults(params_t *p) {
@@ -503,7 +518,7 @@ static int apply_control_and_defaults(const pm_tool_opt_t *t, params_t *p, const
 }
 
 /* A constant conductivity must be positive (a non-constant one is checked at the elements' nodes
- * once they are loaded, solve_check_conductivity). */
+ * at the elements' centres once they are loaded, in solve.c). */
 static int check_conductivity(const params_t *p) {
   for (int i = 0; i < p->n_cond; i++) {
     pm_expr_t *ex = NULL;

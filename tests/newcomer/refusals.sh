@@ -37,7 +37,7 @@ refuse "-o /nonexist/r.h5: cannot create it" $S -p "$w/p" -o /nonexist/r.h5
 refuse "--halo edge" $S -p "$w/pe"
 refuse "--conductivity -1: the conductivity must be positive" $S -p "$w/p" --conductivity -1
 refuse "--conductivity 0: the conductivity must be positive" $S -p "$w/p" --conductivity 0
-refuse "--conductivity x: the conductivity is" $S -p "$w/g" --conductivity x
+refuse "--conductivity x-1: the conductivity is -0.5 at the centre" $S -p "$w/g" --conductivity x-1
 refuse "--conductivity copper=x-1: the conductivity is" $S -p "$w/two" --conductivity copper=x-1
 refuse "--dirichlet boundary=: the value is empty" $S -p "$w/p" --dirichlet boundary=
 refuse "--exact: cannot parse" $S -p "$w/p" --exact 'x+'

@@ -25,6 +25,9 @@ grep -q 'Name="node_rank"' r.xmf && grep -q 'Name="cell_rank"' r.xmf || fail "no
 awk '/^\$Elements/{e=1; getline; next} /^\$EndElements/{e=0} e && $2 == 2 {print ($4 == 3) ? 2 : 3}' "$msh" > want.txt
 h5dump -d /fields/cell_group -y -w 1 r.h5 | sed -n '/DATA {/,/}/p' | tr -d ' ,' | grep -E '^-?[0-9]+$' > got.txt
 [ -s want.txt ] && cmp -s want.txt got.txt || fail "cell_group differs from the mesh's physical groups"
+# A source on one group only: the other elements keep the default (1), and the file says so.
+"$MPIEXEC" -n 3 "$SOLVE" -p two -o one.h5 --source copper=5 --dirichlet left=0 > one.out || fail "--source copper=5"
+[ "$(h5dump -a /source one.h5 | sed -n 's/^ *(0): //p' | tr -d '"')" = "1; copper=5" ] || fail "source of one group"
 # --rtol 0 --maxit N: a fixed number of iterations is a success, steady and transient.
 "$MPIEXEC" -n 3 "$SOLVE" -p two --no-output --rtol 0 --maxit 5 > r0.out || fail "--rtol 0 --maxit 5 failed"
 grep -q "ran 5 iterations" r0.out || fail "--rtol 0: $(cat r0.out)"
