@@ -52,7 +52,7 @@ pmesh_bad(h5_write_dup_index "is owned by more than one rank" ${RUN2} write h5_b
 # A single result takes one write of its fields; solve creates its result before it assembles
 # and solves, and ends there when it cannot (this problem, pure Neumann, would fail later).
 pmesh_bad(h5_result_twice "is a single result: its fields are written once" ${RUN2} twice h5_bad_p2 h5_bad_twice)
-pmesh_bad(h5_solve_bad_dir "creating nonexistent_dir/r.h5.tmp" ${PMESH_MPIEXEC} -n 2 $<TARGET_FILE:solve> -p h5_bad_p2
+pmesh_bad(h5_solve_bad_dir "-o nonexistent_dir/r.h5: cannot create it" ${PMESH_MPIEXEC} -n 2 $<TARGET_FILE:solve> -p h5_bad_p2
           -o nonexistent_dir/r.h5 --neumann boundary=1)
 pmesh_bad(h5_view_bad_dir "nonexistent_dir/v.h5.tmp" ${H5P} ${PMESH_MESHES}/mixed.msh 2 -o h5_bad_view --quiet --view nonexistent_dir/v.h5)
 foreach(t h5_read_missing h5_read_not_hdf5 h5_read_other_mesh h5_read_missing_field h5_read_cell_field h5_read_bad_step

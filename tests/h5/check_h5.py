@@ -209,6 +209,8 @@ def main():
     rk, erk = ("fields/part", "fields/elem_part") if view else ("fields/node_rank", "fields/cell_rank")
     want[rk] = ((nn,), "i4")
     want[erk] = ((ne,), "i4")
+    if not view:
+        want["fields/cell_group"] = ((ne,), "i4")
     if not view and nsteps == 0:
         want.update({"fields/u": ((nn,), "f8"), "fields/cx": ((ne,), "f8"), "fields/tag": ((ne,), "i4")})
     for k in range(nsteps):
