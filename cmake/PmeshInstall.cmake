@@ -23,5 +23,22 @@ install(FILES "${CMAKE_CURRENT_BINARY_DIR}/pmeshConfig.cmake" "${CMAKE_CURRENT_B
 
 # The .pc file finds its prefix relative to itself, so `cmake --install --prefix` anywhere works.
 file(RELATIVE_PATH PMESH_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
-configure_file(cmake/pmesh.pc.in "${CMAKE_CURRENT_BINARY_DIR}/pmesh.pc" @ONLY)
-install(FILES "${CMAKE_CURRENT_BINARY_DIR}/pmesh.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/pmesh.pc.in "${CMAKE_CURRENT_BINARY_DIR}/install/pmesh.pc" @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/install/pmesh.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The build tree as a package too, without installing: find_package(pmesh) with
+# -Dpmesh_DIR=BUILD (pmeshConfig.cmake above, the targets exported here), and pkg-config with
+# PKG_CONFIG_PATH=BUILD (the public headers are in the source tree, pm_version.h in the build's).
+export(EXPORT pmeshTargets NAMESPACE pmesh:: FILE "${CMAKE_CURRENT_BINARY_DIR}/pmeshTargets.cmake")
+file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/pmesh.pc"
+     CONTENT "libdir=$<TARGET_FILE_DIR:pmesh>
+includedir=${CMAKE_CURRENT_SOURCE_DIR}/include
+builddir=${CMAKE_CURRENT_BINARY_DIR}
+
+Name: pmesh
+Description: partitioned 1D/2D unstructured meshes on MPI (MPICH), from its build tree
+Version: ${PROJECT_VERSION}
+Requires: mpich
+Cflags: -I\${includedir} -I\${builddir}/include
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lpmesh
+")

@@ -29,6 +29,9 @@
 
 static const char *tool = "partition";
 
+/* --order auto: hilbert from this many nodes up. */
+enum { AUTO_HILBERT_NODES = 50000 };
+
 static void usage(FILE *fp) {
   fprintf(fp,
           "usage: partition MESH NPARTS [options]\n"
@@ -44,9 +47,12 @@ static void usage(FILE *fp) {
           "                      file:PATH (one 0-based part id per line, nodes in ascending tag order)\n"
           "  --halo H            element (nodes sharing an element: FEM, default) |\n"
           "                      edge (nodes joined by an element edge: 5-point FDM)\n"
-          "  --order O           none (keep the file's node and element numbering, default) |\n"
+          "  --order O           none (keep the file's node and element numbering) |\n"
           "                      hilbert (renumber both along a Hilbert curve: neighbours get near\n"
-          "                      ids, which speeds every solver on meshes in Gmsh's 2D mesher order)\n"
+          "                      ids, which speeds every solver on meshes in Gmsh's 2D mesher order) |\n"
+          "                      auto (default: hilbert from %d nodes up, where the renumbering\n"
+          "                      pays for itself in the solve; none below it, for the lecture's\n"
+          "                      small meshes, and with --method file:PATH)\n"
           "  --seed N            METIS random seed (default 0)\n"
           "  --ufactor N         METIS load imbalance in 1/1000 (default: METIS's, 30)\n"
           "  --summary FILE      also write the report as JSON\n"
@@ -56,7 +62,7 @@ static void usage(FILE *fp) {
           "  --quiet             no report on stdout\n"
           "  --check DIR         validate a partition directory and exit\n"
           "  --help, --version\n",
-          PM_DEFAULT_PART_DIR);
+          PM_DEFAULT_PART_DIR, AUTO_HILBERT_NODES);
 }
 
 typedef struct stage {
@@ -84,226 +90,268 @@ static int run_check(const char *dir) {
   return EXIT_SUCCESS;
 }
 
-int main(int argc, char **argv) {
-  const char *mesh_path = NULL, *outdir = PM_DEFAULT_PART_DIR, *method_s = "metis", *halo_s = "element";
-  const char *order_s = "none";
-  const char *summary = NULL, *check_dir = NULL, *view = NULL, *graph_out = NULL;
-  int64_t nparts = 0, seed = 0, ufactor = 0;
-  int quiet = 0, npos = 0;
-  pm_part_options_t opt = {0};
-  pm_halo_kind_t halo = PM_HALO_ELEMENT;
+/* What the command line asks for. */
+typedef struct args {
+  const char *mesh_path, *outdir, *method_s, *halo_s, *order_s, *summary, *check_dir, *view, *graph_out;
+  int64_t nparts, seed, ufactor;
+  int quiet, npos;
+} args_t;
 
+static int is_value_option(const char *a) {
+  static const char *const v[] = {"-o",        "--method", "--halo", "--order",       "--seed", "--ufactor",
+                                  "--summary", "--check",  "--view", "--write-graph", NULL};
+  for (int k = 0; v[k]; k++)
+    if (!strcmp(a, v[k])) return 1;
+  return 0;
+}
+
+/* One option with its value. */
+static int set_value_option(args_t *o, const char *a, const char *v) {
+  if (!strcmp(a, "-o"))
+    o->outdir = v;
+  else if (!strcmp(a, "--method"))
+    o->method_s = v;
+  else if (!strcmp(a, "--halo"))
+    o->halo_s = v;
+  else if (!strcmp(a, "--order"))
+    o->order_s = v;
+  else if (!strcmp(a, "--seed"))
+    return pm_tool_int(tool, a, v, 0, INT32_MAX, &o->seed);
+  else if (!strcmp(a, "--ufactor"))
+    return pm_tool_int(tool, a, v, 1, 1000000, &o->ufactor);
+  else if (!strcmp(a, "--summary"))
+    o->summary = v;
+  else if (!strcmp(a, "--view"))
+    o->view = v;
+  else if (!strcmp(a, "--write-graph"))
+    o->graph_out = v;
+  else
+    o->check_dir = v;
+  return 0;
+}
+
+/* The command line into o.  Returns 0, 1 after --help or --version, -1 after printing why. */
+static int parse_args(int argc, char **argv, args_t *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    int has_val = i + 1 < argc;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return EXIT_SUCCESS;
-    } else if (strcmp(a, "--version") == 0) {
+      return 1;
+    } else if (!strcmp(a, "--version")) {
       printf("partition (pmesh) %s\n", PMESH_VERSION);
-      return EXIT_SUCCESS;
-    } else if (strcmp(a, "--quiet") == 0) {
-      quiet = 1;
-    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--method") == 0 || strcmp(a, "--halo") == 0 ||
-               strcmp(a, "--order") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--ufactor") == 0 ||
-               strcmp(a, "--summary") == 0 || strcmp(a, "--check") == 0 || strcmp(a, "--view") == 0 ||
-               strcmp(a, "--write-graph") == 0) {
-      if (!has_val) {
-        pm_tool_error(tool, "option %s needs a value (see partition --help)", a);
-        return EXIT_FAILURE;
-      }
-      const char *v = argv[++i];
-      if (strcmp(a, "-o") == 0) {
-        outdir = v;
-      } else if (strcmp(a, "--method") == 0) {
-        method_s = v;
-      } else if (strcmp(a, "--halo") == 0) {
-        halo_s = v;
-      } else if (strcmp(a, "--order") == 0) {
-        order_s = v;
-      } else if (strcmp(a, "--seed") == 0) {
-        if (pm_tool_int(tool, a, v, 0, INT32_MAX, &seed)) return EXIT_FAILURE;
-      } else if (strcmp(a, "--ufactor") == 0) {
-        if (pm_tool_int(tool, a, v, 1, 1000000, &ufactor)) return EXIT_FAILURE;
-      } else if (strcmp(a, "--summary") == 0) {
-        summary = v;
-      } else if (strcmp(a, "--view") == 0) {
-        view = v;
-      } else if (strcmp(a, "--write-graph") == 0) {
-        graph_out = v;
-      } else {
-        check_dir = v;
-      }
+      return 1;
+    } else if (!strcmp(a, "--quiet")) {
+      o->quiet = 1;
+    } else if (is_value_option(a)) {
+      if (i + 1 >= argc) return pm_tool_error(tool, "option %s needs a value (see partition --help)", a);
+      if (set_value_option(o, a, argv[++i])) return -1;
     } else if (a[0] == '-' && a[1] != '\0') {
-      pm_tool_error(tool, "unknown option '%s' (see partition --help)", a);
-      return EXIT_FAILURE;
-    } else if (npos == 0) {
-      mesh_path = a;
-      npos++;
-    } else if (npos == 1) {
-      if (pm_tool_int(tool, "NPARTS", a, 1, 1 << 20, &nparts)) return EXIT_FAILURE;
-      npos++;
+      return pm_tool_error(tool, "unknown option '%s' (see partition --help)", a);
+    } else if (o->npos == 0) {
+      o->mesh_path = a;
+      o->npos++;
+    } else if (o->npos == 1) {
+      if (pm_tool_int(tool, "NPARTS", a, 1, 1 << 20, &o->nparts)) return -1;
+      o->npos++;
     } else {
-      pm_tool_error(tool, "unexpected argument '%s' (see partition --help)", a);
-      return EXIT_FAILURE;
+      return pm_tool_error(tool, "unexpected argument '%s' (see partition --help)", a);
     }
   }
-  if (check_dir) {
-    if (npos) {
-      pm_tool_error(tool, "--check DIR takes no mesh or part count");
-      return EXIT_FAILURE;
-    }
-    return run_check(check_dir);
-  }
-  if (npos != 2) {
-    pm_tool_error(tool, "expected MESH and NPARTS (see partition --help)");
-    return EXIT_FAILURE;
-  }
-  opt.nparts = (int)nparts;
-  opt.seed = seed;
-  opt.ufactor = (int)ufactor;
-  if (strcmp(method_s, "metis") == 0) {
-    opt.method = PM_PART_METIS_KWAY;
-  } else if (strcmp(method_s, "metis-rb") == 0) {
-    opt.method = PM_PART_METIS_RB;
-  } else if (strcmp(method_s, "rcb") == 0) {
-    opt.method = PM_PART_RCB;
-  } else if (strncmp(method_s, "file:", 5) == 0 && method_s[5]) {
-    opt.method = PM_PART_FILE;
-    opt.file = method_s + 5;
+  return 0;
+}
+
+/* The options' names into the library's values; *order is PM_ORDER_NONE for auto (decided once the
+ * mesh's size is known, auto set). */
+static int resolve_options(const args_t *o, pm_part_options_t *opt, pm_halo_kind_t *halo, pm_order_t *order,
+                           int *order_auto) {
+  size_t ml = strlen(o->mesh_path);
+  if (ml > 4 && !strcmp(o->mesh_path + ml - 4, ".geo"))
+    return pm_tool_error(tool,
+                         "%s is a Gmsh geometry, not a mesh: mesh it first (gmsh -2 %s, or gmsh -3 for 3D), then "
+                         "partition the .msh file",
+                         o->mesh_path, o->mesh_path);
+  opt->nparts = (int)o->nparts;
+  opt->seed = o->seed;
+  opt->ufactor = (int)o->ufactor;
+  if (!strcmp(o->method_s, "metis"))
+    opt->method = PM_PART_METIS_KWAY;
+  else if (!strcmp(o->method_s, "metis-rb"))
+    opt->method = PM_PART_METIS_RB;
+  else if (!strcmp(o->method_s, "rcb"))
+    opt->method = PM_PART_RCB;
+  else if (!strncmp(o->method_s, "file:", 5) && o->method_s[5]) {
+    opt->method = PM_PART_FILE;
+    opt->file = o->method_s + 5;
   } else {
-    pm_tool_error(tool, "--method %s: expected metis, metis-rb, rcb or file:PATH", method_s);
-    return EXIT_FAILURE;
+    return pm_tool_error(tool, "--method %s: expected metis, metis-rb, rcb or file:PATH", o->method_s);
   }
-  if (strcmp(halo_s, "element") == 0) {
-    halo = PM_HALO_ELEMENT;
-  } else if (strcmp(halo_s, "edge") == 0) {
-    halo = PM_HALO_EDGE;
-  } else {
-    pm_tool_error(tool, "--halo %s: expected element or edge", halo_s);
-    return EXIT_FAILURE;
-  }
-  pm_order_t order;
-  if (pm_order_parse(order_s, &order)) {
-    pm_tool_error(tool, "--order: %s", pm_error_message());
-    return EXIT_FAILURE;
-  }
-  if (order != PM_ORDER_NONE && opt.method == PM_PART_FILE) {
-    pm_tool_error(tool,
-                  "--order %s with --method file:PATH: the part file lists nodes in the mesh file's order; "
-                  "partition with --order none",
-                  order_s);
-    return EXIT_FAILURE;
-  }
-  int ierr = pm_partdir_check(outdir);
+  if (!strcmp(o->halo_s, "element"))
+    *halo = PM_HALO_ELEMENT;
+  else if (!strcmp(o->halo_s, "edge"))
+    *halo = PM_HALO_EDGE;
+  else
+    return pm_tool_error(tool, "--halo %s: expected element or edge", o->halo_s);
+  *order_auto = !strcmp(o->order_s, "auto");
+  *order = PM_ORDER_NONE;
+  if (!*order_auto && pm_order_parse(o->order_s, order)) return pm_tool_error(tool, "--order: %s", pm_error_message());
+  if (*order != PM_ORDER_NONE && opt->method == PM_PART_FILE)
+    return pm_tool_error(tool,
+                         "--order %s with --method file:PATH: the part file lists nodes in the mesh file's order; "
+                         "partition with --order none",
+                         o->order_s);
+  int ierr = pm_partdir_check(o->outdir);
   if (ierr) {
     pm_error_prefix("-o: ");
-    pm_tool_report(tool, ierr);
-    return EXIT_FAILURE;
+    return pm_tool_report(tool, ierr);
   }
+  return 0;
+}
 
-  stage_t st[ST_N] = {{"read", 0, 0}, {"graph", 0, 0}, {"partition", 0, 0}, {"local build", 0, 0}, {"write", 0, 0}};
-  pm_mesh_t *mesh = NULL;
-  pm_graph_t graph = {0};
-  int32_t *part = NULL;
-  pm_part_plan_t *plan = NULL;
-  pm_local_t *local = NULL;
-  pm_partdir_t *pd = NULL;
-  rank_stat_t *rs = NULL;
-  pm_meta_t meta = {0};
-  uint64_t checksum = 0;
-  int64_t edgecut = 0;
-  int status = EXIT_FAILURE;
-  double t0 = pm_tool_wtime(), t;
+/* Everything a partitioning holds between its stages. */
+typedef struct work {
+  const args_t *a;
+  pm_part_options_t opt;
+  pm_halo_kind_t halo;
+  const char *order_s; /* the order applied: "none" or "hilbert" */
+  stage_t st[ST_N];
+  pm_mesh_t *mesh;
+  pm_graph_t graph;
+  int32_t *part;
+  pm_part_plan_t *plan;
+  pm_local_t *local;
+  pm_partdir_t *pd;
+  rank_stat_t *rs;
+  pm_meta_t meta;
+  uint64_t checksum, fp;
+  int64_t edgecut;
+  int big;
+  double t0, total;
+} work_t;
 
-  PM_TRY(pm_mesh_read(mesh_path, &mesh, &checksum));
-  PM_TRY(pm_mesh_reorder(mesh, order, NULL));
-  st[ST_READ].seconds = pm_tool_wtime() - t0;
-  st[ST_READ].peak = pm_tool_peak_rss();
-  int big = mesh->n_nodes > 200000;
-  if (mesh->n_dropped_nodes)
+static void work_free(work_t *w) {
+  pm_partdir_destroy(&w->pd); /* without a commit: removes the temporary directory */
+  free(w->meta.group_name);
+  free(w->meta.group_dim);
+  free(w->rs);
+  pm_local_destroy(&w->local);
+  pm_part_plan_destroy(&w->plan);
+  free(w->part);
+  pm_graph_free(&w->graph);
+  pm_mesh_destroy(&w->mesh);
+}
+
+static void stage_end(work_t *w, int s, double t) {
+  w->st[s].seconds += pm_tool_wtime() - t;
+  w->st[s].peak = pm_tool_peak_rss();
+}
+
+/* Read (and renumber): --order auto is decided by the mesh's size here. */
+static int stage_read(work_t *w, pm_order_t order, int order_auto) {
+  PM_CALL(pm_mesh_read(w->a->mesh_path, &w->mesh, &w->checksum));
+  if (order_auto && w->mesh->n_nodes >= AUTO_HILBERT_NODES && w->opt.method != PM_PART_FILE) order = PM_ORDER_HILBERT;
+  w->order_s = order == PM_ORDER_HILBERT ? "hilbert" : "none";
+  PM_CALL(pm_mesh_reorder(w->mesh, order, NULL));
+  stage_end(w, ST_READ, w->t0);
+  w->big = w->mesh->n_nodes > 200000;
+  const pm_mesh_t *m = w->mesh;
+  if (m->n_dropped_nodes)
     fprintf(stderr,
             "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64 ") were dropped; %" PRId64
             " lower-dimension element(s) on them were dropped too\n",
-            mesh_path, mesh->n_dropped_nodes, mesh->dim == 2 ? "triangle or quadrangle" : "line",
-            mesh->first_dropped_gid, mesh->n_dropped_entries);
-  if (big)
-    fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", mesh->n_nodes, st[0].seconds);
+            w->a->mesh_path, m->n_dropped_nodes, m->dim == 2 ? "triangle or quadrangle" : "line", m->first_dropped_gid,
+            m->n_dropped_entries);
+  if (w->big)
+    fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", m->n_nodes,
+            w->st[ST_READ].seconds);
+  return PM_OK;
+}
 
-  t = pm_tool_wtime();
-  PM_TRY(pm_graph_build(mesh, halo, &graph));
-  st[ST_GRAPH].seconds = pm_tool_wtime() - t;
-  st[ST_GRAPH].peak = pm_tool_peak_rss();
-  if (big) fprintf(stderr, "partition: graph built in %.2f s; partitioning\n", st[ST_GRAPH].seconds);
-  if (graph_out) { /* not timed: a benchmark aid, METIS's graph file format (1-based) */
-    pm_tool_out_t o;
-    if (pm_tool_open(tool, &o, graph_out)) goto cleanup;
-    fprintf(o.fp, "%" PRId64 " %" PRId64 "\n", graph.n, graph.xadj[graph.n] / 2);
-    for (int64_t i = 0; i < graph.n; i++) {
-      for (int64_t k = graph.xadj[i]; k < graph.xadj[i + 1]; k++)
-        fprintf(o.fp, k > graph.xadj[i] ? " %d" : "%d", graph.adj[k] + 1);
-      fputc('\n', o.fp);
-    }
-    if (pm_tool_close(tool, &o, 1)) goto cleanup;
+/* --write-graph: METIS's graph file format (1-based); not timed, a benchmark aid. */
+static int write_graph(const work_t *w) {
+  const pm_graph_t *g = &w->graph;
+  pm_tool_out_t o;
+  if (pm_tool_open(tool, &o, w->a->graph_out)) return -1;
+  fprintf(o.fp, "%" PRId64 " %" PRId64 "\n", g->n, g->xadj[g->n] / 2);
+  for (int64_t i = 0; i < g->n; i++) {
+    for (int64_t k = g->xadj[i]; k < g->xadj[i + 1]; k++) fprintf(o.fp, k > g->xadj[i] ? " %d" : "%d", g->adj[k] + 1);
+    fputc('\n', o.fp);
   }
+  return pm_tool_close(tool, &o, 1);
+}
 
+static int stage_graph_partition(work_t *w) {
+  double t = pm_tool_wtime();
+  PM_CALL(pm_graph_build(w->mesh, w->halo, &w->graph));
+  stage_end(w, ST_GRAPH, t);
+  if (w->big) fprintf(stderr, "partition: graph built in %.2f s; partitioning\n", w->st[ST_GRAPH].seconds);
+  if (w->a->graph_out && write_graph(w)) return PM_ERR_IO;
   t = pm_tool_wtime();
-  PM_TRY(PM_MALLOC(part, mesh->n_nodes, "partition"));
-  PM_TRY(pm_part_compute(mesh, &graph, &opt, part, &edgecut));
-  st[ST_PART].seconds = pm_tool_wtime() - t;
-  st[ST_PART].peak = pm_tool_peak_rss();
-  if (big)
-    fprintf(stderr, "partition: partitioned in %.2f s; writing %d local meshes\n", st[ST_PART].seconds, opt.nparts);
-
+  PM_CALL(PM_MALLOC(w->part, w->mesh->n_nodes, "partition"));
+  PM_CALL(pm_part_compute(w->mesh, &w->graph, &w->opt, w->part, &w->edgecut));
+  stage_end(w, ST_PART, t);
+  if (w->big)
+    fprintf(stderr, "partition: partitioned in %.2f s; writing %d local meshes\n", w->st[ST_PART].seconds,
+            w->opt.nparts);
   /* Fingerprint: the source, the options and the assignment itself. */
-  uint64_t fp = pm_part_fingerprint(mesh, part, opt.nparts, checksum, method_s, halo_s, order_s);
+  w->fp = pm_part_fingerprint(w->mesh, w->part, w->opt.nparts, w->checksum, w->a->method_s, w->a->halo_s, w->order_s);
+  return PM_OK;
+}
 
-  PM_TRY(pm_partdir_create(outdir, &pd));
-
-  t = pm_tool_wtime();
-  PM_TRY(pm_part_plan_create(mesh, &graph, halo, part, opt.nparts, &plan));
-  st[ST_BUILD].seconds += pm_tool_wtime() - t;
-  PM_TRY(PM_CALLOC(rs, opt.nparts, "report"));
-  for (int r = 0; r < opt.nparts; r++) {
+/* Build each rank's local mesh and hand it to the writer. */
+static int stage_build_write(work_t *w) {
+  PM_CALL(pm_partdir_create(w->a->outdir, &w->pd));
+  double t = pm_tool_wtime();
+  PM_CALL(pm_part_plan_create(w->mesh, &w->graph, w->halo, w->part, w->opt.nparts, &w->plan));
+  w->st[ST_BUILD].seconds += pm_tool_wtime() - t;
+  PM_CALL(PM_CALLOC(w->rs, w->opt.nparts, "report"));
+  for (int r = 0; r < w->opt.nparts; r++) {
     t = pm_tool_wtime();
-    PM_TRY(pm_part_local(plan, r, fp, &local));
-    st[ST_BUILD].seconds += pm_tool_wtime() - t;
-    st[ST_BUILD].peak = pm_tool_peak_rss();
-    rs[r].internal = local->n_internal;
-    rs[r].external = local->n_total - local->n_internal;
-    rs[r].aux = local->n_aux;
-    rs[r].elems = local->n_elems;
-    rs[r].neib = local->n_neib;
-    rs[r].import = local->import_index[local->n_neib];
-    rs[r].export_ = local->export_index[local->n_neib];
+    PM_CALL(pm_part_local(w->plan, r, w->fp, &w->local));
+    stage_end(w, ST_BUILD, t);
+    const pm_local_t *l = w->local;
+    w->rs[r] = (rank_stat_t){l->n_internal,
+                             l->n_total - l->n_internal,
+                             l->n_aux,
+                             l->n_elems,
+                             l->n_neib,
+                             l->import_index[l->n_neib],
+                             l->export_index[l->n_neib]};
     t = pm_tool_wtime(); /* the write stage: time spent waiting for the writer thread */
-    PM_TRY(pm_partdir_write_local(pd, r, &local));
-    st[ST_WRITE].seconds += pm_tool_wtime() - t;
-    if (big && (r + 1) % 4 == 0) fprintf(stderr, "partition: built %d of %d local meshes\n", r + 1, opt.nparts);
+    PM_CALL(pm_partdir_write_local(w->pd, r, &w->local));
+    w->st[ST_WRITE].seconds += pm_tool_wtime() - t;
+    if (w->big && (r + 1) % 4 == 0) fprintf(stderr, "partition: built %d of %d local meshes\n", r + 1, w->opt.nparts);
   }
-  t = pm_tool_wtime();
-  meta.version = PM_META_VERSION;
-  meta.nparts = opt.nparts;
-  meta.dim = mesh->dim;
-  meta.global_nodes = mesh->n_nodes;
-  meta.global_elems = mesh->n_elems;
-  meta.source = (char *)(uintptr_t)mesh_path;
-  meta.source_checksum = checksum;
-  meta.method = (char *)(uintptr_t)(opt.method == PM_PART_FILE ? "file" : method_s);
-  meta.halo = (char *)(uintptr_t)halo_s;
-  meta.seed = seed;
-  meta.ufactor = ufactor;
-  meta.fingerprint = fp;
-  meta.has_mesh_fingerprint = 1; /* stored once here, so solve's result writes need not hash the mesh */
-  meta.mesh_fingerprint = pm_fingerprint_mesh(mesh);
-  meta.n_groups = mesh->n_groups;
-  PM_TRY(PM_MALLOC(meta.group_name, mesh->n_groups, "group names"));
-  PM_TRY(PM_MALLOC(meta.group_dim, mesh->n_groups, "group dims"));
+  return PM_OK;
+}
+
+/* partition.meta, the --view file, then the directory swapped into place. */
+static int stage_meta_commit(work_t *w) {
+  double t = pm_tool_wtime();
+  const pm_mesh_t *mesh = w->mesh;
+  pm_meta_t *meta = &w->meta;
+  meta->version = PM_META_VERSION;
+  meta->nparts = w->opt.nparts;
+  meta->dim = mesh->dim;
+  meta->global_nodes = mesh->n_nodes;
+  meta->global_elems = mesh->n_elems;
+  meta->source = (char *)(uintptr_t)w->a->mesh_path;
+  meta->source_checksum = w->checksum;
+  meta->method = (char *)(uintptr_t)(w->opt.method == PM_PART_FILE ? "file" : w->a->method_s);
+  meta->halo = (char *)(uintptr_t)w->a->halo_s;
+  meta->seed = w->a->seed;
+  meta->ufactor = w->a->ufactor;
+  meta->fingerprint = w->fp;
+  meta->has_mesh_fingerprint = 1; /* stored once here, so solve's result writes need not hash the mesh */
+  meta->mesh_fingerprint = pm_fingerprint_mesh(mesh);
+  meta->n_groups = mesh->n_groups;
+  PM_CALL(PM_MALLOC(meta->group_name, mesh->n_groups, "group names"));
+  PM_CALL(PM_MALLOC(meta->group_dim, mesh->n_groups, "group dims"));
   for (int g = 0; g < mesh->n_groups; g++) {
-    meta.group_name[g] = mesh->groups[g].name;
-    meta.group_dim[g] = mesh->groups[g].dim;
+    meta->group_name[g] = mesh->groups[g].name;
+    meta->group_dim[g] = mesh->groups[g].dim;
   }
-  PM_TRY(pm_partdir_write_meta(pd, &meta));
+  PM_CALL(pm_partdir_write_meta(w->pd, meta));
+  const char *view = w->a->view;
   if (view) { /* serial HDF5: no MPI needed (checked: the parallel library's default driver works without MPI_Init) */
     char xmf[4400];
     size_t vl = strlen(view);
@@ -311,79 +359,133 @@ int main(int argc, char **argv) {
       snprintf(xmf, sizeof xmf, "%.*s.xmf", (int)(vl - 3), view);
     else
       snprintf(xmf, sizeof xmf, "%s.xmf", view);
-    PM_TRY(pm_h5_write_partition(mesh, part, opt.nparts, fp, view, xmf));
+    PM_CALL(pm_h5_write_partition(mesh, w->part, w->opt.nparts, w->fp, view, xmf));
   }
-  PM_TRY(pm_partdir_commit(pd));
-  if (pm_partdir_leftover(pd)) fprintf(stderr, "partition: warning: could not remove %s\n", pm_partdir_leftover(pd));
-  st[ST_WRITE].seconds += pm_tool_wtime() - t;
-  st[ST_WRITE].peak = pm_tool_peak_rss();
-  double total = pm_tool_wtime() - t0;
+  PM_CALL(pm_partdir_commit(w->pd));
+  if (pm_partdir_leftover(w->pd))
+    fprintf(stderr, "partition: warning: could not remove %s\n", pm_partdir_leftover(w->pd));
+  stage_end(w, ST_WRITE, t);
+  w->total = pm_tool_wtime() - w->t0;
+  return PM_OK;
+}
 
-  /* Report. */
-  int64_t mn = INT64_MAX, mx = 0, sum = 0;
-  for (int r = 0; r < opt.nparts; r++) {
-    if (rs[r].internal < mn) mn = rs[r].internal;
-    if (rs[r].internal > mx) mx = rs[r].internal;
-    sum += rs[r].internal;
+/* What group g holds: elements (a group of the mesh's dimension) or boundary faces. */
+static int64_t group_count(const pm_mesh_t *m, int g) {
+  return m->groups[g].dim == m->dim ? m->groups[g].n_elems : m->groups[g].n_faces;
+}
+
+static const char *group_items(const pm_mesh_t *m, int g) {
+  return m->groups[g].dim == m->dim ? "elements" : "faces";
+}
+
+static void print_report(const work_t *w, int64_t mn, double avg, int64_t mx, double imbalance) {
+  const pm_mesh_t *mesh = w->mesh;
+  const args_t *a = w->a;
+  const rank_stat_t *rs = w->rs;
+  printf("partition: %s -> %s/ (%d parts, method %s, halo %s, order %s%s)\n", a->mesh_path, a->outdir, w->opt.nparts,
+         a->method_s, a->halo_s, w->order_s, strcmp(a->order_s, "auto") ? "" : " (auto)");
+  printf("mesh: %dD, %" PRId64 " nodes, %" PRId64 " elements, %d groups", mesh->dim, mesh->n_nodes, mesh->n_elems,
+         mesh->n_groups);
+  if (mesh->n_dropped_nodes) printf(", %" PRId64 " orphan nodes dropped", mesh->n_dropped_nodes);
+  printf("\n");
+  for (int g = 0; g < mesh->n_groups; g++)
+    printf("  group %-16s %dD, %" PRId64 " %s, %" PRId64 " nodes\n", mesh->groups[g].name, mesh->groups[g].dim,
+           group_count(mesh, g), group_items(mesh, g), mesh->groups[g].n_nodes);
+  printf("%6s %10s %10s %8s %10s %6s %10s %10s\n", "rank", "internal", "external", "aux", "elements", "neib", "import",
+         "export");
+  for (int r = 0; r < w->opt.nparts; r++)
+    printf("%6d %10" PRId64 " %10" PRId64 " %8" PRId64 " %10" PRId64 " %6" PRId64 " %10" PRId64 " %10" PRId64 "\n", r,
+           rs[r].internal, rs[r].external, rs[r].aux, rs[r].elems, rs[r].neib, rs[r].import, rs[r].export_);
+  printf("internal nodes per rank: min %" PRId64 " avg %.1f max %" PRId64 ", imbalance %.3f; edge cut %" PRId64 "\n",
+         mn, avg, mx, imbalance, w->edgecut);
+  for (int s = 0; s < ST_N; s++)
+    printf("stage %-12s %8.3f s   peak memory %8.1f MB\n", w->st[s].name, w->st[s].seconds, w->st[s].peak / 1048576.0);
+  printf("total %.3f s, peak memory %.1f MB (%.0f bytes per node)\n", w->total, pm_tool_peak_rss() / 1048576.0,
+         (double)pm_tool_peak_rss() / (double)mesh->n_nodes);
+}
+
+static int write_summary(const work_t *w, int64_t mn, double avg, int64_t mx, double imbalance) {
+  const pm_mesh_t *mesh = w->mesh;
+  const args_t *a = w->a;
+  const rank_stat_t *rs = w->rs;
+  int nparts = w->opt.nparts;
+  pm_tool_out_t o;
+  if (pm_tool_open(tool, &o, a->summary)) return -1;
+  FILE *fp_ = o.fp;
+  fprintf(fp_, "{\n  \"tool\": \"partition\",\n  \"version\": \"%s\",\n  \"mesh\": ", PMESH_VERSION);
+  pm_tool_json_string(fp_, a->mesh_path);
+  fprintf(fp_, ",\n  \"output\": ");
+  pm_tool_json_string(fp_, a->outdir);
+  fprintf(fp_,
+          ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"order\": \"%s\",\n  \"seed\": %" PRId64
+          ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64
+          ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
+          ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64 ",\n  \"imbalance\": %.6f,\n  \"groups\": [\n",
+          nparts, w->opt.method == PM_PART_FILE ? "file" : a->method_s, a->halo_s, w->order_s, a->seed, a->ufactor,
+          mesh->dim, mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, w->edgecut, mn, avg, mx, imbalance);
+  for (int g = 0; g < mesh->n_groups; g++) {
+    fprintf(fp_, "    {\"name\": ");
+    pm_tool_json_string(fp_, mesh->groups[g].name);
+    fprintf(fp_, ", \"dim\": %d, \"%s\": %" PRId64 ", \"nodes\": %" PRId64 "}%s\n", mesh->groups[g].dim,
+            group_items(mesh, g), group_count(mesh, g), mesh->groups[g].n_nodes, g + 1 < mesh->n_groups ? "," : "");
   }
-  double avg = (double)sum / opt.nparts, imbalance = (double)mx / avg;
-  if (!quiet) {
-    printf("partition: %s -> %s/ (%d parts, method %s, halo %s)\n", mesh_path, outdir, opt.nparts, method_s, halo_s);
-    printf("mesh: %dD, %" PRId64 " nodes, %" PRId64 " elements, %d groups", mesh->dim, mesh->n_nodes, mesh->n_elems,
-           mesh->n_groups);
-    if (mesh->n_dropped_nodes) printf(", %" PRId64 " orphan nodes dropped", mesh->n_dropped_nodes);
-    printf("\n%6s %10s %10s %8s %10s %6s %10s %10s\n", "rank", "internal", "external", "aux", "elements", "neib",
-           "import", "export");
-    for (int r = 0; r < opt.nparts; r++)
-      printf("%6d %10" PRId64 " %10" PRId64 " %8" PRId64 " %10" PRId64 " %6" PRId64 " %10" PRId64 " %10" PRId64 "\n", r,
-             rs[r].internal, rs[r].external, rs[r].aux, rs[r].elems, rs[r].neib, rs[r].import, rs[r].export_);
-    printf("internal nodes per rank: min %" PRId64 " avg %.1f max %" PRId64 ", imbalance %.3f; edge cut %" PRId64 "\n",
-           mn, avg, mx, imbalance, edgecut);
-    for (int s = 0; s < ST_N; s++)
-      printf("stage %-12s %8.3f s   peak memory %8.1f MB\n", st[s].name, st[s].seconds, st[s].peak / 1048576.0);
-    printf("total %.3f s, peak memory %.1f MB (%.0f bytes per node)\n", total, pm_tool_peak_rss() / 1048576.0,
-           (double)pm_tool_peak_rss() / (double)mesh->n_nodes);
-  }
-  if (summary) {
-    pm_tool_out_t o;
-    if (pm_tool_open(tool, &o, summary)) goto cleanup;
-    FILE *fp_ = o.fp;
-    fprintf(fp_, "{\n  \"tool\": \"partition\",\n  \"version\": \"%s\",\n  \"mesh\": ", PMESH_VERSION);
-    pm_tool_json_string(fp_, mesh_path);
-    fprintf(fp_, ",\n  \"output\": ");
-    pm_tool_json_string(fp_, outdir);
+  fprintf(fp_, "  ],\n  \"ranks\": [\n");
+  for (int r = 0; r < nparts; r++)
     fprintf(fp_,
-            ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"seed\": %" PRId64
-            ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64
-            ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
-            ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64 ",\n  \"imbalance\": %.6f,\n  \"ranks\": [\n",
-            opt.nparts, opt.method == PM_PART_FILE ? "file" : method_s, halo_s, seed, ufactor, mesh->dim, mesh->n_nodes,
-            mesh->n_elems, mesh->n_dropped_nodes, edgecut, mn, avg, mx, imbalance);
-    for (int r = 0; r < opt.nparts; r++)
-      fprintf(fp_,
-              "    {\"rank\": %d, \"internal\": %" PRId64 ", \"external\": %" PRId64 ", \"aux\": %" PRId64
-              ", \"elements\": %" PRId64 ", \"neighbours\": %" PRId64 ", \"import\": %" PRId64 ", \"export\": %" PRId64
-              "}%s\n",
-              r, rs[r].internal, rs[r].external, rs[r].aux, rs[r].elems, rs[r].neib, rs[r].import, rs[r].export_,
-              r + 1 < opt.nparts ? "," : "");
-    fprintf(fp_, "  ],\n  \"stages\": [\n");
-    for (int s = 0; s < ST_N; s++)
-      fprintf(fp_, "    {\"name\": \"%s\", \"seconds\": %.6f, \"peak_rss_bytes\": %" PRId64 "}%s\n", st[s].name,
-              st[s].seconds, st[s].peak, s + 1 < ST_N ? "," : "");
-    fprintf(fp_, "  ],\n  \"total_seconds\": %.6f,\n  \"peak_rss_bytes\": %" PRId64 "\n}\n", total, pm_tool_peak_rss());
-    if (pm_tool_close(tool, &o, 1)) goto cleanup;
+            "    {\"rank\": %d, \"internal\": %" PRId64 ", \"external\": %" PRId64 ", \"aux\": %" PRId64
+            ", \"elements\": %" PRId64 ", \"neighbours\": %" PRId64 ", \"import\": %" PRId64 ", \"export\": %" PRId64
+            "}%s\n",
+            r, rs[r].internal, rs[r].external, rs[r].aux, rs[r].elems, rs[r].neib, rs[r].import, rs[r].export_,
+            r + 1 < nparts ? "," : "");
+  fprintf(fp_, "  ],\n  \"stages\": [\n");
+  for (int s = 0; s < ST_N; s++)
+    fprintf(fp_, "    {\"name\": \"%s\", \"seconds\": %.6f, \"peak_rss_bytes\": %" PRId64 "}%s\n", w->st[s].name,
+            w->st[s].seconds, w->st[s].peak, s + 1 < ST_N ? "," : "");
+  fprintf(fp_, "  ],\n  \"total_seconds\": %.6f,\n  \"peak_rss_bytes\": %" PRId64 "\n}\n", w->total,
+          pm_tool_peak_rss());
+  return pm_tool_close(tool, &o, 1);
+}
+
+/* The report on stdout and in --summary. */
+static int report(const work_t *w) {
+  int64_t mn = INT64_MAX, mx = 0, sum = 0;
+  for (int r = 0; r < w->opt.nparts; r++) {
+    if (w->rs[r].internal < mn) mn = w->rs[r].internal;
+    if (w->rs[r].internal > mx) mx = w->rs[r].internal;
+    sum += w->rs[r].internal;
   }
-  status = EXIT_SUCCESS;
-cleanup:
-  if (ierr) pm_tool_report(tool, ierr);
-  pm_partdir_destroy(&pd); /* without a commit: removes the temporary directory */
-  free(meta.group_name);
-  free(meta.group_dim);
-  free(rs);
-  pm_local_destroy(&local);
-  pm_part_plan_destroy(&plan);
-  free(part);
-  pm_graph_free(&graph);
-  pm_mesh_destroy(&mesh);
+  double avg = (double)sum / w->opt.nparts, imbalance = (double)mx / avg;
+  if (!w->a->quiet) print_report(w, mn, avg, mx, imbalance);
+  return w->a->summary ? write_summary(w, mn, avg, mx, imbalance) : 0;
+}
+
+int main(int argc, char **argv) {
+  args_t a = {NULL, PM_DEFAULT_PART_DIR, "metis", "element", "auto", NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  if (a.check_dir) {
+    if (a.npos) return pm_tool_error(tool, "--check DIR takes no mesh or part count"), EXIT_FAILURE;
+    return run_check(a.check_dir);
+  }
+  if (a.npos != 2) return pm_tool_error(tool, "expected MESH and NPARTS (see partition --help)"), EXIT_FAILURE;
+  work_t w;
+  memset(&w, 0, sizeof w);
+  w.a = &a;
+  pm_order_t order = PM_ORDER_NONE;
+  int order_auto = 0;
+  if (resolve_options(&a, &w.opt, &w.halo, &order, &order_auto)) return EXIT_FAILURE;
+  const char *names[ST_N] = {"read", "graph", "partition", "local build", "write"};
+  for (int s = 0; s < ST_N; s++) w.st[s].name = names[s];
+  w.t0 = pm_tool_wtime();
+  int ierr = stage_read(&w, order, order_auto);
+  if (!ierr) ierr = stage_graph_partition(&w);
+  if (!ierr) ierr = stage_build_write(&w);
+  if (!ierr) ierr = stage_meta_commit(&w);
+  if (ierr && ierr != PM_ERR_IO)
+    pm_tool_report(tool, ierr);
+  else if (ierr && pm_error_message()[0])
+    pm_tool_report(tool, ierr);
+  int status = !ierr && !report(&w) ? EXIT_SUCCESS : EXIT_FAILURE;
+  work_free(&w);
   return status;
 }

@@ -32,11 +32,12 @@
 #include "pmesh/pm_amg.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_expr.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
-static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg"};
+static const char *precond_names[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg", "auto"};
 
 /* The one place a preconditioner of --precond is created (mg: it takes the partition's kept
  * levels, and frees them once set up). */
@@ -75,39 +76,15 @@ static int params_type(MPI_Datatype *type) {
 static int report(int rank, int ierr) {
   if (ierr && ierr != PM_ERR_REMOTE) {
     const char *msg = pm_error_message();
-    fprintf(stderr, "%s: error: [rank %d] %s\n", tool, rank, msg[0] ? msg : pm_error_name(ierr));
+    char own[32];
+    snprintf(own, sizeof own, "rank %d", rank);
+    if (!strncmp(msg, own, strlen(own))) /* the message names its rank already */
+      fprintf(stderr, "%s: error: %s\n", tool, msg);
+    else
+      fprintf(stderr, "%s: error: [rank %d] %s\n", tool, rank, msg[0] ? msg : pm_error_name(ierr));
     if (getenv("PMESH_TRACE")) fprintf(stderr, "%s: trace: %s\n", tool, pm_error_where());
   }
   return ierr;
-}
-
-void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
-  pm_amg_options_default(o);
-  o->threshold = p->amg_threshold;
-  o->smoother = (pm_amg_smoother_t)p->amg_smoother;
-  o->sweeps = p->amg_sweeps;
-  o->max_levels = p->amg_levels;
-  o->coarse_size = p->amg_coarse;
-  o->rows_per_rank = p->amg_rows_per_rank;
-  o->precision = (pm_amg_precision_t)p->amg_precision;
-}
-
-int solve_build_problem(const params_t *p, pm_problem_t **prob) {
-  PM_CALL(pm_problem_create(prob));
-  pm_problem_t *q = *prob;
-  PM_CALL(pm_problem_set_scheme(q, (pm_scheme_t)p->scheme));
-  PM_CALL(pm_problem_set_area(q, p->area));
-  for (int i = 0; i < p->n_source; i++)
-    PM_CALL(pm_problem_set_source(q, p->src_group[i][0] ? p->src_group[i] : NULL, pm_value_expr(p->src_expr[i])));
-  for (int i = 0; i < p->n_cond; i++)
-    PM_CALL(
-        pm_problem_set_conductivity(q, p->cond_group[i][0] ? p->cond_group[i] : NULL, pm_value_expr(p->cond_expr[i])));
-  for (int i = 0; i < p->n_dir; i++)
-    PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
-  for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
-  for (int i = 0; i < p->n_rob; i++)
-    PM_CALL(pm_problem_add_robin(q, p->rob_group[i], pm_value_expr(p->rob_h[i]), pm_value_expr(p->rob_uinf[i])));
-  return PM_OK;
 }
 
 /* --dump-matrix: each rank's rows once assembled (pm_run_options_t.on_assembled). */
@@ -163,9 +140,9 @@ static int rss_reduce(MPI_Comm comm, const int64_t *own, const pm_run_result_t *
   return PM_OK;
 }
 
-/* Rank 0: the figures of the run on stdout and, with --summary, as JSON. */
-static void print_report(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
-                         double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
+/* --summary: the run's figures as JSON. */
+static void write_summary(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
+                          double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
   int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
   const pm_cg_result_t *res = &r->cg;
   int it = res->iterations > 0 ? res->iterations : 1;
@@ -173,46 +150,7 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
-  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s, exchange %s%s\n", size,
-         r->unknowns, r->fixed, scheme, precond, exchange, p->reproducible ? ", reproducible (exact sums)" : "");
-  if (transient) {
-    const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
-    printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", r->steps_done, p->dt,
-           r->steps_done * p->dt, mass, fdm5 ? " (fdm5: the nodal value)" : "", init);
-    printf("cg: %s, %" PRId64
-           " iterations in total, per step min %d avg %.2f max %d, worst ||r||/||b|| = %.3e "
-           "(rtol %.1e)\n",
-           r->converged ? "every step converged" : "NOT converged", r->it_total, r->it_min, it_avg, r->it_max,
-           r->residual_max, p->rtol);
-  } else {
-    printf("cg: %s after %d iterations, ||r||/||b|| = %.3e (rtol %.1e)\n",
-           res->converged ? "converged" : "NOT converged", res->iterations, res->residual, p->rtol);
-  }
-  printf(
-      "time per iteration %.3f ms: spmv %.3f, exchange %.3f, reductions %.3f, vector updates %.3f "
-      "(solver set-up %.3f s apart)\n",
-      1e3 * (res->t_total - res->t_setup) / it, 1e3 * res->t_spmv / it, 1e3 * res->t_exchange / it,
-      1e3 * res->t_reduce / it, 1e3 * res->t_update / it, res->t_setup);
-  if (p->refine > 0) printf("refined %d times on every rank\n", p->refine);
-  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) pm_pc_view(pc, stdout, 0);
-  printf("u: min %.10g max %.10g%s\n", r->u_min, r->u_max, transient ? " (last step)" : "");
-  if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, r->error_max, r->error_l2);
-  if (p->refine > 0)
-    printf("seconds: load %.3f, refine %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_refine,
-           r->t_assembly, res->t_total, r->t_output, t_total);
-  else
-    printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, r->t_assembly,
-           res->t_total, r->t_output, t_total);
-  /* The peak after the last stage is the run's; the stage where it grows is where memory goes. */
   double per = r->unknowns > 0 ? (double)rss[1][RSS_STAGES - 1] / (double)r->unknowns : 0.0;
-  printf("peak memory (MB, largest rank / sum over ranks) after:");
-  for (int s = 0; s < RSS_STAGES; s++)
-    if (s != RSS_REFINE || p->refine > 0)
-      printf("%s %s %.0f/%.0f", s ? "," : "", rss_name(s), rss[0][s] / 1048576.0, rss[1][s] / 1048576.0);
-  printf("; %.0f bytes per unknown\n", per);
-  if (!p->no_output && (r->converged || !transient))
-    printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
-           transient ? ": a time series" : "");
   pm_tool_out_t o;
   if (p->summary[0] && !pm_tool_open(tool, &o, p->summary)) {
     fprintf(o.fp,
@@ -258,6 +196,12 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
     fprintf(o.fp, "  \"peak_rss_bytes_per_unknown\": %.1f\n}\n", per);
     pm_tool_close(tool, &o, 1);
   }
+}
+
+/* Why the run failed, when CG did not converge. */
+static void print_failure(const params_t *p, const pm_run_result_t *r) {
+  int transient = p->steps > 0;
+  const pm_cg_result_t *res = &r->cg;
   if (!r->converged && transient)
     fprintf(stderr,
             "%s: error: CG did not converge at step %d (t = %g) in %d iterations (||r||/||b|| = %.3e > rtol %.1e); "
@@ -266,6 +210,159 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   else if (!r->converged)
     fprintf(stderr, "%s: error: CG did not converge in %d iterations (||r||/||b|| = %.3e > rtol %.1e)\n", tool,
             res->iterations, res->residual, p->rtol);
+}
+
+/* Rank 0: the figures of the run on stdout and, with --summary, as JSON. */
+static void print_report(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
+                         double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
+  int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
+  const pm_cg_result_t *res = &r->cg;
+  int it = res->iterations > 0 ? res->iterations : 1;
+  const char *scheme = fdm5 ? "fdm5" : "fem", *precond = precond_names[p->precond];
+  const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
+  const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
+  double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
+  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s%s, exchange %s%s\n", size,
+         r->unknowns, r->fixed, scheme, precond, p->precond_auto ? " (auto)" : "", exchange,
+         p->reproducible ? ", reproducible (exact sums)" : "");
+  if (transient) {
+    const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
+    printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", r->steps_done, p->dt,
+           r->steps_done * p->dt, mass, fdm5 ? " (fdm5: the nodal value)" : "", init);
+    printf("cg: %s, %" PRId64
+           " iterations in total, per step min %d avg %.2f max %d, worst ||r||/||b|| = %.3e "
+           "(rtol %.1e)\n",
+           r->converged ? "every step converged" : "NOT converged", r->it_total, r->it_min, it_avg, r->it_max,
+           r->residual_max, p->rtol);
+  } else if (p->rtol == 0) {
+    printf("cg: ran %d iterations (--rtol 0: --maxit %d of them), ||r||/||b|| = %.3e\n", res->iterations, p->maxit,
+           res->residual);
+  } else {
+    printf("cg: %s after %d iterations, ||r||/||b|| = %.3e (rtol %.1e)\n",
+           res->converged ? "converged" : "NOT converged", res->iterations, res->residual, p->rtol);
+  }
+  printf(
+      "time per iteration %.3f ms: spmv %.3f, exchange %.3f, reductions %.3f, vector updates %.3f "
+      "(solver set-up %.3f s apart)\n",
+      1e3 * (res->t_total - res->t_setup) / it, 1e3 * res->t_spmv / it, 1e3 * res->t_exchange / it,
+      1e3 * res->t_reduce / it, 1e3 * res->t_update / it, res->t_setup);
+  if (p->refine > 0) printf("refined %d times on every rank\n", p->refine);
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) pm_pc_view(pc, stdout, 0);
+  printf("u: min %.10g max %.10g%s\n", r->u_min, r->u_max, transient ? " (last step)" : "");
+  if (p->exact[0]) printf("error against %s: max %.6e, L2 %.6e\n", p->exact, r->error_max, r->error_l2);
+  if (p->refine > 0)
+    printf("seconds: load %.3f, refine %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, t_refine,
+           r->t_assembly, res->t_total, r->t_output, t_total);
+  else
+    printf("seconds: load %.3f, assembly %.3f, solve %.3f, output %.3f, total %.3f\n", t_load, r->t_assembly,
+           res->t_total, r->t_output, t_total);
+  /* The peak after the last stage is the run's; the stage where it grows is where memory goes. */
+  double per = r->unknowns > 0 ? (double)rss[1][RSS_STAGES - 1] / (double)r->unknowns : 0.0;
+  printf("peak memory (MB, largest rank / sum over ranks) after:");
+  for (int s = 0; s < RSS_STAGES; s++)
+    if (s != RSS_REFINE || p->refine > 0)
+      printf("%s %s %.0f/%.0f", s ? "," : "", rss_name(s), rss[0][s] / 1048576.0, rss[1][s] / 1048576.0);
+  printf("; %.0f bytes per unknown\n", per);
+  if (!p->no_output && (r->converged || !transient))
+    printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
+           transient ? ": a time series" : "");
+  write_summary(p, size, r, pc, t_load, t_refine, t_total, rss);
+  print_failure(p, r);
+}
+
+/* solve's own attributes of the result: the options that run it again and the preconditioner's
+ * options (and the refinements).  Returns their number. */
+static int result_attrs(const params_t *p, char *text, size_t size, char *pc_text, size_t pc_size, pm_h5_attr_t at[4]) {
+  int n = 0;
+  solve_options_text(p, text, size);
+  pc_text[0] = '\0';
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
+    pm_amg_options_t o;
+    solve_amg_options(p, &o);
+    snprintf(pc_text, pc_size,
+             "threshold=%.17g smoother=%s sweeps=%d levels=%d coarse=%" PRId64 " rows_per_rank=%" PRId64
+             " precision=%s%s",
+             o.threshold, pm_amg_smoother_name(o.smoother), (int)o.sweeps, (int)o.max_levels, (int64_t)o.coarse_size,
+             (int64_t)o.rows_per_rank, pm_amg_precision_name(o.precision),
+             p->precond == PRECOND_MG ? (p->mg_coarse ? " mg_coarse=galerkin" : " mg_coarse=rediscretize") : "");
+  }
+  at[n++] = (pm_h5_attr_t){"solve_options", PM_H5_ATTR_STRING, 0, 0, text};
+  at[n++] = (pm_h5_attr_t){"precond_options", PM_H5_ATTR_STRING, 0, 0, pc_text};
+  at[n++] = (pm_h5_attr_t){"precond_auto", PM_H5_ATTR_INT64, 0, p->precond_auto, NULL};
+  if (p->refine > 0) at[n++] = (pm_h5_attr_t){"refine", PM_H5_ATTR_INT64, 0, p->refine, NULL};
+  return n;
+}
+
+/* A conductivity that is not constant must be positive at the centre of every element it applies
+ * to (a constant one was checked with the options); the lowest rank that finds one says where,
+ * once.  Returns nonzero on every rank when any found one.  Collective. */
+static int check_conductivity(const params_t *p, const pm_partition_t *part) {
+  const pm_local_t *l = part->local;
+  char msg[EXPR_LEN + NAME_LEN + 200] = "";
+  int32_t *which = calloc((size_t)(l->n_elems > 0 ? l->n_elems : 1), sizeof *which);
+  pm_expr_t *ex[MAXBC] = {NULL};
+  if (!which) snprintf(msg, sizeof msg, "rank %d: out of memory checking the conductivity", part->rank);
+  for (int i = 0; i < p->n_cond && which; i++) { /* the last entry that covers an element is its */
+    if (pm_expr_create(p->cond_expr[i], &ex[i]) || pm_expr_is_const(ex[i])) continue;
+    for (int g = 0; g < l->n_groups; g++)
+      if (p->cond_group[i][0] && !strcmp(l->groups[g].name, p->cond_group[i]) && l->groups[g].elems)
+        for (int32_t k = 0; k < l->groups[g].n_elems; k++) which[l->groups[g].elems[k]] = i + 1;
+    for (int32_t e = 0; e < l->n_elems && !p->cond_group[i][0]; e++) which[e] = i + 1;
+  }
+  for (int32_t e = 0; e < l->n_elems && which && !msg[0]; e++) {
+    int i = which[e] - 1;
+    if (i < 0 || !ex[i] || pm_expr_is_const(ex[i])) continue;
+    double c[3] = {0, 0, 0};
+    int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
+    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++)
+      for (int d = 0; d < 3; d++) c[d] += l->xyz[3 * l->elem_node[k] + d] / nv;
+    double v = pm_expr_eval(ex[i], c[0], c[1], c[2]);
+    if (!(v > 0) || !isfinite(v))
+      snprintf(msg, sizeof msg,
+               "--conductivity %s%s%s: the conductivity is %g at the centre (%g, %g, %g) of element %" PRId64
+               ": it must be positive",
+               p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], v, c[0], c[1], c[2], l->elem_gid[e]);
+  }
+  for (int i = 0; i < MAXBC; i++) pm_expr_destroy(&ex[i]);
+  free(which);
+  int mine = msg[0] ? part->rank : part->size, first = part->size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, part->comm);
+  if (first < part->size && first == part->rank) fprintf(stderr, "%s: error: %s\n", tool, msg);
+  return first < part->size;
+}
+
+/* --refine: every rank refines its own part (mg keeps the levels), then --dump-local.  Errors
+ * agreed. */
+static int refine(const params_t *p, pm_partition_t *part) {
+  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
+   * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
+   * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
+   * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
+   * Refuse before refining what would not fit, rather than be killed halfway. */
+  double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
+  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0);
+  PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
+  PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
+  return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
+}
+
+/* The run's options besides CG's: time steps, initial state, exact solution, output and its
+ * attributes (attrs: solve's own, result_attrs). */
+static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t attrs[4]) {
+  o->dt = p->dt;
+  o->steps = p->steps;
+  o->every = p->every;
+  o->mass = (pm_mass_t)p->mass;
+  if (p->initial_value[0]) o->initial.value = pm_value_expr(p->initial_value);
+  if (p->initial[0]) o->initial = (pm_run_initial_t){{NULL, NULL, NULL}, p->initial, p->initial_field, p->initial_step};
+  if (p->exact[0]) o->exact = pm_value_expr(p->exact);
+  if (!p->no_output) o->output = p->out_h5;
+  o->output_xmf = p->out_xmf;
+  if (p->dump[0]) o->on_assembled = dump_matrix, o->on_assembled_ctx = (void *)(uintptr_t)p;
+  o->release_elements = 1; /* nothing after the run reads them */
+  static char options_text[16384], pc_text[512];
+  o->attrs = attrs;
+  o->n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);
 }
 
 /* --exchange-test: the lecture's check of the halo; the lines are gathered, rank 0 prints. */
@@ -313,17 +410,7 @@ int main(int argc, char **argv) {
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
   int64_t own_rss[2] = {pm_tool_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
-  /* --refine: every rank refines its own part; mg keeps the levels. */
-  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
-   * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
-   * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
-   * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
-   * Refuse before refining what would not fit, rather than be killed halfway. */
-  double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
-  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0);
-  if (report(rank, pm_refine_check_run(part->comm, part->local, p->refine, run_bytes))) goto finish;
-  if (report(rank, pm_partition_refine(part, p->refine, p->precond == PRECOND_MG))) goto finish;
-  if (p->dump_local[0] && report(rank, pm_partition_dump(part, p->dump_local))) goto finish;
+  if (report(rank, refine(p, part))) goto finish;
   t_refine = MPI_Wtime() - t_refine;
   own_rss[1] = pm_tool_peak_rss();
   if (p->exchange_test) {
@@ -331,12 +418,15 @@ int main(int argc, char **argv) {
     goto finish;
   }
 
+  if (check_conductivity(p, part)) goto finish;
+
   /* The problem, the preconditioner, the run. */
   int32_t nt = part->local->n_total + part->local->n_aux;
   ierr = solve_build_problem(p, &prob);
   if (!ierr) ierr = precond_create(p, part, &pc);
   if (!ierr) ierr = PM_MALLOC(u, nt > 0 ? nt : 1, "solution");
   if (report(rank, pm_comm_agree(comm, ierr))) goto finish;
+  pm_h5_attr_t attrs[4];
   pm_run_options_t o = pm_run_options_default();
   o.cg = (pm_cg_options_t){
       .rtol = p->rtol, .maxit = p->maxit, .monitor = p->monitor, .out = stdout, .reproducible = p->reproducible};
@@ -346,19 +436,7 @@ int main(int argc, char **argv) {
     if (pm_comm_agree(comm, ierr)) goto finish; /* rank 0 said why */
     if (rank == 0) o.cg.on_iteration = write_history, o.cg.on_iteration_ctx = hist.fp;
   }
-  o.dt = p->dt;
-  o.steps = p->steps;
-  o.every = p->every;
-  o.mass = (pm_mass_t)p->mass;
-  if (p->initial_value[0]) o.initial.value = pm_value_expr(p->initial_value);
-  if (p->initial[0]) o.initial = (pm_run_initial_t){{NULL, NULL, NULL}, p->initial, p->initial_field, p->initial_step};
-  if (p->exact[0]) o.exact = pm_value_expr(p->exact);
-  if (!p->no_output) o.output = p->out_h5;
-  o.output_xmf = p->out_xmf;
-  if (p->dump[0]) o.on_assembled = dump_matrix, o.on_assembled_ctx = p;
-  o.release_elements = 1; /* nothing after the run reads them */
-  pm_h5_attr_t refine_attr = {"refine", PM_H5_ATTR_INT64, 0, p->refine, NULL};
-  if (p->refine > 0) o.attrs = &refine_attr, o.n_attrs = 1; /* K = 0: the result as before */
+  run_options(p, &o, attrs);
   pm_run_result_t r;
   ierr = p->steps > 0 ? pm_run_transient(part, prob, pc, &o, u, &r) : pm_run_steady(part, prob, pc, &o, u, &r);
   int hist_bad = hist.fp && pm_tool_close(tool, &hist, !ierr) && !ierr; /* rank 0 only; it said why */

@@ -1,8 +1,10 @@
 /* solve.h - what the two files of the solve tool share: the parameters rank 0 reads from the
- * command line (solve_args.c) and sends to every rank for the run (solve.c). */
+ * command line and the problem and options made from them (solve_args.c), which solve.c sends to
+ * every rank and runs.  solve.c calls solve_args.c, never the other way round. */
 #ifndef PMESH_TOOLS_SOLVE_H
 #define PMESH_TOOLS_SOLVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pmesh/pm_amg.h"
@@ -10,8 +12,13 @@
 
 static const char *const tool = "solve";
 
-/* The preconditioners of --precond: their names (solve.c creates them). */
-enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_MG, PRECOND_COUNT };
+/* The preconditioners of --precond: their names (solve.c creates them).  auto is resolved by
+ * solve_parse into amg or jacobi. */
+enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_MG, PRECOND_AUTO, PRECOND_COUNT };
+
+/* --precond auto: AMG from this many unknowns (after --refine) up, Jacobi below. */
+#define AUTO_AMG_UNKNOWNS 30000
+#define AUTO_AMG_TEXT "30000"
 
 enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 
@@ -26,6 +33,7 @@ typedef struct params {
   int reproducible; /* --reproducible */
   int refine;       /* --refine K: uniform refinements after loading */
   int mg_coarse;    /* --mg-coarse: pm_mg_coarse_t */
+  int precond_auto; /* the preconditioner was chosen by --precond auto */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
@@ -44,5 +52,8 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p);
 int solve_build_problem(const params_t *p, pm_problem_t **prob);
 /** The AMG options of --amg-*. */
 void solve_amg_options(const params_t *p, pm_amg_options_t *o);
+/** The options that solve this problem again, every value explicit, without -p, -o and the rank
+ *  count (so a reproducible result stays the same file for any partition), into buf. */
+void solve_options_text(const params_t *p, char *buf, size_t size);
 
 #endif

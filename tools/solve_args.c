@@ -2,12 +2,14 @@
  * text), the lecture's control file and the checks of the options against each other and against
  * the partition's metadata, all on rank 0, into the params_t that solve.c broadcasts. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pm_tool.h"
 #include "pmesh/pm_error.h"
@@ -28,9 +30,13 @@ static int opt_bc(void *ctx, const char *opt, const char *v) {
   if (!eq && need_group) return pm_tool_error(tool, "%s %s: expected GROUP=VALUE", opt, v);
   size_t gl = eq ? (size_t)(eq - v) : 0;
   const char *e = eq ? eq + 1 : v;
-  if ((eq && gl == 0) || gl >= NAME_LEN || strlen(e) >= EXPR_LEN || e[0] == '\0')
-    return pm_tool_error(tool, "%s %s: expected %sVALUE with a group name below %d and a value below %d characters",
-                         opt, v, need_group ? "GROUP=" : "[GROUP=]", NAME_LEN, EXPR_LEN);
+  if (eq && gl == 0) return pm_tool_error(tool, "%s %s: the group name before '=' is empty", opt, v);
+  if (e[0] == '\0')
+    return pm_tool_error(tool, "%s %s: the value is empty (expected %sVALUE)", opt, v,
+                         need_group ? "GROUP=" : "[GROUP=]");
+  if (gl >= NAME_LEN || strlen(e) >= EXPR_LEN)
+    return pm_tool_error(tool, "%s %s: a group name below %d and a value below %d characters, please", opt, v, NAME_LEN,
+                         EXPR_LEN);
   memcpy(grp[which][*cnt[which]], v, gl);
   grp[which][*cnt[which]][gl] = '\0';
   strcpy(ex[which][(*cnt[which])++], e);
@@ -119,11 +125,13 @@ static int opt_exchange(void *ctx, const char *opt, const char *v) {
   return 0;
 }
 
-int solve_parse(int argc, char **argv, int nranks, params_t *p) {
-  const pm_tool_kind_t F = PM_TOOL_FLAG, I = PM_TOOL_INT, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE,
-                       X = PM_TOOL_CALL;
-  /* The options in the order of the usage text, each with its lines of it. */
-  pm_tool_opt_t t[] = {
+/* The option table, in the order of the usage text, each entry with its lines of it. */
+enum { N_OPTIONS = 48 };
+
+/* The first part: files, the problem, the scheme and the preconditioner.  Returns its length. */
+static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
+  const pm_tool_kind_t F = PM_TOOL_FLAG, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE, X = PM_TOOL_CALL;
+  const pm_tool_opt_t table[] = {
       {"-p", S, p->dir, 0, PATH_LEN, NULL, NULL,
        "  -p DIR                 partition directory (default: " PM_DEFAULT_PART_DIR ")\n", 0},
       {"-o", S, p->out_h5, 0, PATH_LEN, NULL, NULL,
@@ -132,11 +140,13 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --no-output            write no result file (benchmarks)\n", 0},
       {"--source", X, NULL, 0, 0, NULL, opt_bc,
        "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
-       "                         GROUP= applies it to the elements of a physical group\n",
+       "                         GROUP= applies it to the elements of a physical group (repeatable;\n"
+       "                         the elements of no GROUP= given keep the value without GROUP=, 1)\n",
        0},
-      {"--conductivity", X, NULL, 0, 0, NULL, opt_bc, "  --conductivity [GROUP=]K   conductivity k (default 1)\n", 0},
+      {"--conductivity", X, NULL, 0, 0, NULL, opt_bc,
+       "  --conductivity [GROUP=]K  conductivity k > 0 (default 1; GROUP= as for --source)\n", 0},
       {"--area", D, &p->area, 1e-300, 1e300, NULL, NULL,
-       "  --area A               cross-section of a 1D bar (default 1)\n", 0},
+       "  --area A               cross-section of a 1D bar (default 1; 1D meshes only)\n", 0},
       {"--dirichlet", X, NULL, 0, 0, NULL, opt_bc,
        "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
        "                         boundary=0 without --dirichlet, --neumann and --robin,\n"
@@ -152,14 +162,27 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
        "                         (structured grids partitioned with --halo edge)\n",
        0},
-      {"--precond", C, &p->precond, 0, 0, "none|jacobi|amg|mg", NULL,
-       "  --precond none|jacobi|amg|mg  preconditioner (default jacobi; amg: smoothed aggregation;\n"
-       "                         mg: geometric multigrid over the --refine levels, AMG below them)\n",
+      {"--precond", C, &p->precond, 0, 0, "none|jacobi|amg|mg|auto", NULL,
+       "  --precond none|jacobi|amg|mg|auto  preconditioner (amg: smoothed aggregation; mg:\n"
+       "                         geometric multigrid over the --refine levels, AMG below them);\n"
+       "                         default auto: amg from " AUTO_AMG_TEXT " unknowns up (where its set-up\n"
+       "                         pays for itself on the bundled meshes), jacobi below and always\n"
+       "                         with --reproducible (which AMG would break) and the control file\n",
        0},
       {"--mg-coarse", C, &p->mg_coarse, 0, 0, "rediscretize|galerkin", NULL,
        "  --mg-coarse rediscretize|galerkin  mg's coarse operators: the problem assembled on\n"
-       "                         each coarser mesh (default) or P^T A P\n",
+       "                         each coarser mesh (default) or P^T A P (needs --precond mg)\n",
        0},
+  };
+  memcpy(t, table, sizeof table);
+  return sizeof table / sizeof *table;
+}
+
+/* The second part: refinement, AMG, CG, output, time steps, initial state; ends the table. */
+static void options_solver(params_t *p, pm_tool_opt_t *t) {
+  const pm_tool_kind_t F = PM_TOOL_FLAG, I = PM_TOOL_INT, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE,
+                       X = PM_TOOL_CALL;
+  const pm_tool_opt_t table[] = {
       {"--refine", X, NULL, 0, 0, NULL, opt_refine,
        "  --refine K             refine the partition uniformly K times in parallel after loading\n"
        "                         (default 0); the run and its result are the fine mesh's\n",
@@ -169,7 +192,10 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "                         (partition --check DIR validates them), then run\n",
        0},
       {"--amg-threshold", D, &p->amg_threshold, -1e300, 1e300, NULL, NULL,
-       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n", 0},
+       "  --amg-*                the AMG options below need --precond amg or mg (with auto they\n"
+       "                         select amg)\n"
+       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n",
+       0},
       {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
        "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
       {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
@@ -239,15 +265,22 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
        "                         print the lecture's RECVbuf lines\n",
        0},
       {NULL, F, NULL, 0, 0, NULL, NULL, NULL, 0}};
-  const char *control = NULL;
+  memcpy(t, table, sizeof table);
+}
+
+static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
+  options_solver(p, t + options_problem(p, t));
+}
+
+static void set_defaults(params_t *p) {
+  pm_amg_options_t ao;
+  pm_amg_options_default(&ao);
   p->every = 1;
   p->mass = PM_MASS_CONSISTENT;
   p->initial_step = -1;
   strcpy(p->initial_field, "u");
   p->scheme = PM_SCHEME_FEM;
-  p->precond = PRECOND_JACOBI;
-  pm_amg_options_t ao;
-  pm_amg_options_default(&ao);
+  p->precond = PRECOND_AUTO;
   p->amg_threshold = ao.threshold;
   p->amg_smoother = (int)ao.smoother;
   p->amg_sweeps = ao.sweeps;
@@ -261,38 +294,61 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   p->area = 1.0;
   strcpy(p->dir, PM_DEFAULT_PART_DIR);
   strcpy(p->out_h5, "result.h5");
+}
+
+static void print_help(const pm_tool_opt_t *t) {
+  printf(
+      "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
+      "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n\n"
+      "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
+      "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
+      "step, the result a time series).  P must equal the number of parts of the partition.\n"
+      "Without options: the partition in " PM_DEFAULT_PART_DIR
+      ", f = 1, k = 1, u = 0 on the group\n"
+      "'boundary', the preconditioner chosen by the size (--precond auto), result.h5.\n\n"
+      "An option that only applies together with another (--every and --mass with --dt, --amg-*\n"
+      "with --precond amg or mg, --mg-coarse with --precond mg, --initial-field and\n"
+      "--initial-step with --initial, --area with a 1D mesh) is refused without it, naming what\n"
+      "it needs; values are checked before any work.  The result file records the whole\n"
+      "problem (attributes source, conductivity, dirichlet, ..., command_line) and each\n"
+      "element's physical group (cell field cell_group).\n\n"
+      "options:\n");
+  pm_tool_usage(stdout, t, pm_exchange_name(pm_exchange_default()));
+  printf(
+      "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
+      "  --help, --version\n");
+}
+
+/* The command line into the table and p.  Returns 0, 1 after --help or --version, or -1 after
+ * printing why. */
+static int parse_argv(int argc, char **argv, pm_tool_opt_t *t, params_t *p, const char **control) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      printf(
-          "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
-          "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n\n"
-          "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
-          "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
-          "step, the result a time series).  P must equal the number of parts of the partition.\n\n"
-          "options:\n");
-      pm_tool_usage(stdout, t, pm_exchange_name(pm_exchange_default()));
-      printf(
-          "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
-          "  --help, --version\n");
-      p->status = 2;
-      return 0;
+      print_help(t);
+      return 1;
     }
     if (!strcmp(a, "--version")) {
       printf("solve (pmesh) %s\n", PMESH_VERSION);
-      p->status = 2;
-      return 0;
+      return 1;
     }
     int rc = pm_tool_parse_opt(tool, t, p, argc, argv, &i);
     if (rc < 0) return -1;
     if (rc == 0) continue;
     if (a[0] == '-' && a[1]) return pm_tool_error(tool, "unknown option '%s' (see solve --help)", a);
-    if (control) return pm_tool_error(tool, "unexpected argument '%s': one control file at most", a);
-    control = a;
+    if (*control) return pm_tool_error(tool, "unexpected argument '%s': one control file at most", a);
+    *control = a;
   }
+  return 0;
+}
+
+static const char *const amg_opts[] = {"--amg-threshold", "--amg-smoother",      "--amg-sweeps",   "--amg-levels",
+                                       "--amg-coarse",    "--amg-rows-per-rank", "--amg-precision"};
+
+/* The rule for options that depend on another: refused without it, naming what it needs. */
+static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
   int set_dt = pm_tool_seen(t, "--dt"), set_every = pm_tool_seen(t, "--every"), set_mass = pm_tool_seen(t, "--mass");
   int set_field = pm_tool_seen(t, "--initial-field"), set_step = pm_tool_seen(t, "--initial-step");
-  /* Transient options go together. */
   if (set_dt != (p->steps > 0))
     return pm_tool_error(tool, "%s: a transient run needs both --dt DT and --steps N",
                          set_dt ? "--dt without --steps" : "--steps without --dt");
@@ -306,6 +362,15 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
                            "value, the identity): use --mass lumped, the default for fdm5");
     p->mass = PM_MASS_LUMPED;
   }
+  for (size_t k = 0; k < sizeof amg_opts / sizeof *amg_opts; k++) {
+    if (!pm_tool_seen(t, amg_opts[k])) continue;
+    if (p->precond == PRECOND_AUTO) p->precond = PRECOND_AMG; /* an AMG option asks for AMG */
+    if (p->precond != PRECOND_AMG && p->precond != PRECOND_MG)
+      return pm_tool_error(tool, "%s applies to --precond amg or mg, not %s: give --precond amg", amg_opts[k],
+                           p->precond == PRECOND_JACOBI ? "jacobi" : "none");
+  }
+  if (pm_tool_seen(t, "--mg-coarse") && p->precond != PRECOND_MG)
+    return pm_tool_error(tool, "--mg-coarse applies to --precond mg: give --precond mg --refine K");
   if (p->precond == PRECOND_MG && p->refine < 1)
     return pm_tool_error(tool,
                          "--precond mg needs --refine K with K >= 1: its levels are the partition as loaded and its "
@@ -320,48 +385,114 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
       sd.st_ino == sp.st_ino)
     return pm_tool_error(tool, "--dump-local %s is the partition solve reads (-p %s): give another directory",
                          p->dump_local, p->dir);
-  /* XDMF beside the HDF5 file. */
+  return 0;
+}
+
+/* The folder a file of option opt goes to must exist and be writable (checked here, so that no
+ * rank starts writing and MPI-IO's own error stack never shows). */
+static int check_folder(const char *opt, const char *path) {
+  char dir[PATH_LEN];
+  const char *slash = strrchr(path, '/');
+  if (!slash) return 0;
+  snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return pm_tool_error(tool, "%s %s: cannot create it: the folder %s does not exist (mkdir -p %s first)", opt, path,
+                         dir, dir);
+  if (access(dir, W_OK | X_OK) != 0)
+    return pm_tool_error(tool, "%s %s: cannot create it in the folder %s: %s", opt, path, dir, strerror(errno));
+  return 0;
+}
+
+/* The files solve writes and reads, checked before any rank starts. */
+static int check_files(params_t *p) {
   size_t len = strlen(p->out_h5);
   if (len < 3 || strcmp(p->out_h5 + len - 3, ".h5") != 0)
     return pm_tool_error(tool, "-o %s: the result file's name must end in .h5", p->out_h5);
   snprintf(p->out_xmf, PATH_LEN, "%.*s.xmf", (int)(len - 3), p->out_h5);
+  if (!p->no_output && check_folder("-o", p->out_h5)) return -1;
+  const char *opt[] = {"--summary", "--history", "--dump-matrix", "--dump-solution"};
+  const char *path[] = {p->summary, p->history, p->dump, p->dump_u};
+  for (int k = 0; k < 4; k++)
+    if (path[k][0] && check_folder(opt[k], path[k])) return -1;
+  if (p->initial[0] && access(p->initial, R_OK) != 0)
+    return pm_tool_error(tool, "--initial %s: cannot open: %s", p->initial, strerror(errno));
+  return 0;
+}
 
-  /* The partition's metadata: rank count, groups, fingerprint. */
+/* The partition's metadata, with a hint that fits what -p names. */
+static int read_meta(const params_t *p, int nranks, pm_meta_t **meta) {
   char path[PATH_LEN + 64];
-  pm_meta_t *meta = NULL;
-  pm_problem_t *prob = NULL;
   int ierr = pm_meta_path(p->dir, path, sizeof path);
-  if (!ierr) ierr = pm_meta_read(path, &meta);
-  if (ierr) {
-    pm_tool_report(tool, ierr);
-    fprintf(stderr, "%s: hint: make a partition first: partition MESH %d -o %s\n", tool, nranks, p->dir);
-    return -1;
-  }
-  int rc = -1;
+  if (!ierr) ierr = pm_meta_read(path, meta);
+  if (!ierr) return 0;
+  pm_tool_report(tool, ierr);
+  struct stat sb;
+  size_t len = strlen(p->dir);
+  int is_file = stat(p->dir, &sb) == 0 && S_ISREG(sb.st_mode);
+  if (is_file && len > 4 && !strcmp(p->dir + len - 4, ".geo"))
+    fprintf(stderr,
+            "%s: hint: -p takes a partition directory, %s is a Gmsh geometry: mesh it (gmsh -2 %s, or gmsh -3 for "
+            "3D), then partition MESH.msh %d and solve -p " PM_DEFAULT_PART_DIR "\n",
+            tool, p->dir, p->dir, nranks);
+  else if (is_file)
+    fprintf(stderr,
+            "%s: hint: -p takes a partition directory, not a mesh: partition %s %d, then solve -p " PM_DEFAULT_PART_DIR
+            "\n",
+            tool, p->dir, nranks);
+  else
+    fprintf(stderr, "%s: hint: make a partition first: partition MESH.msh %d -o %s\n", tool, nranks, p->dir);
+  return -1;
+}
+
+/* What the options ask of the partition: its size, its halo, its dimension. */
+static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta, int nranks) {
   p->nparts = meta->nparts;
   p->dim = meta->dim;
   p->fingerprint = meta->fingerprint;
-  if (meta->nparts != nranks) {
-    pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
-                  nranks, meta->nparts);
-    goto done;
-  }
+  if (meta->nparts != nranks)
+    return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
+                         nranks, meta->nparts);
+  /* One part has no halo; with more, an element's nodes must all be in its rank's halo. */
+  if (p->scheme == PM_SCHEME_FEM && meta->halo && !strcmp(meta->halo, "edge") && meta->dim > 1 && meta->nparts > 1 &&
+      !p->exchange_test)
+    return pm_tool_error(tool,
+                         "-p %s was partitioned with --halo edge, which only --scheme fdm5 takes: FEM needs the "
+                         "element halo (partition MESH %d -o %s, the default --halo element), or give --scheme fdm5",
+                         p->dir, nranks, p->dir);
+  if (pm_tool_seen(t, "--area") && meta->dim != 1)
+    return pm_tool_error(tool, "--area applies to 1D meshes (a bar's cross-section); %s is %dD", p->dir, meta->dim);
+  return 0;
+}
+
+/* Insert an ungrouped value first in a list of [GROUP=]VALUE entries, so that the elements of no
+ * group given keep it (later entries override it on their groups). */
+static int prepend_default(int *n, char (*grp)[NAME_LEN], char (*ex)[EXPR_LEN], const char *value, const char *opt) {
+  for (int i = 0; i < *n; i++)
+    if (!grp[i][0]) return 0; /* an ungrouped value covers every element already */
+  if (*n == MAXBC) return pm_tool_error(tool, "%s: at most %d values with GROUP= when none is without", opt, MAXBC - 1);
+  memmove(grp + 1, grp, (size_t)*n * sizeof *grp);
+  memmove(ex + 1, ex, (size_t)*n * sizeof *ex);
+  grp[0][0] = '\0';
+  snprintf(ex[0], EXPR_LEN, "%s", value);
+  (*n)++;
+  return 0;
+}
+
+/* The lecture's control file, then the defaults of what is still unset. */
+static int apply_control_and_defaults(const pm_tool_opt_t *t, params_t *p, const char *control, const pm_meta_t *meta) {
+  char q[64] = "1", cond[64] = "1";
   if (control) {
     pm_lecture_control_t c;
-    ierr = pm_lecture_control_read(control, &c);
-    if (ierr) {
-      pm_tool_report(tool, ierr);
-      goto done;
-    }
-    if (c.neg != meta->global_elems) {
-      pm_tool_error(tool,
-                    "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64
-                    " elements (make it with: meshgen line %" PRId64 " %g)",
-                    control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
-      goto done;
-    }
-    if (!pm_tool_seen(t, "--source")) snprintf(p->src_expr[p->n_source++], EXPR_LEN, "%.17g", c.q);
-    if (!pm_tool_seen(t, "--conductivity")) snprintf(p->cond_expr[p->n_cond++], EXPR_LEN, "%.17g", c.cond);
+    int ierr = pm_lecture_control_read(control, &c);
+    if (ierr) return pm_tool_report(tool, ierr);
+    if (c.neg != meta->global_elems)
+      return pm_tool_error(tool,
+                           "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64
+                           " elements (make it with: meshgen line %" PRId64 " %g)",
+                           control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
+    snprintf(q, sizeof q, "%.17g", c.q);
+    snprintf(cond, sizeof cond, "%.17g", c.cond);
     if (!pm_tool_seen(t, "--area")) p->area = c.a;
     if (!pm_tool_seen(t, "--maxit")) p->maxit = (int)c.itermax;
     if (!pm_tool_seen(t, "--rtol")) p->rtol = c.eps;
@@ -372,22 +503,50 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
         p->n_dir = 1;
       }
   }
-  if (p->n_source == 0) strcpy(p->src_expr[p->n_source++], "1");
-  if (p->n_cond == 0) strcpy(p->cond_expr[p->n_cond++], "1");
+  if (prepend_default(&p->n_source, p->src_group, p->src_expr, q, "--source")) return -1;
+  if (prepend_default(&p->n_cond, p->cond_group, p->cond_expr, cond, "--conductivity")) return -1;
   if (p->n_dir == 0 && p->n_neu == 0 && p->n_rob == 0 && !p->exchange_test) {
     strcpy(p->dir_group[0], "boundary");
     strcpy(p->dir_expr[0], "0");
     p->n_dir = 1;
   }
-  /* The problem against the mesh's groups, and every expression (the ranks would all fail alike
-   * later; say it once, here, with the option concerned). */
+  if (p->precond == PRECOND_AUTO) {
+    /* The unknowns after --refine: each refinement doubles a bar and quadruples a 2D mesh. */
+    double unknowns = (double)meta->global_nodes * pow(meta->dim == 1 ? 2.0 : 4.0, p->refine);
+    p->precond_auto = 1;
+    p->precond = unknowns >= AUTO_AMG_UNKNOWNS && !p->reproducible && !control ? PRECOND_AMG : PRECOND_JACOBI;
+  }
+  return 0;
+}
+
+/* A constant conductivity must be positive (a non-constant one is checked at the elements' nodes
+ * at the elements' centres once they are loaded, in solve.c). */
+static int check_conductivity(const params_t *p) {
+  for (int i = 0; i < p->n_cond; i++) {
+    pm_expr_t *ex = NULL;
+    if (pm_expr_create(p->cond_expr[i], &ex)) continue; /* the problem's check names it */
+    double k = pm_expr_is_const(ex) ? pm_expr_eval(ex, 0, 0, 0) : 1.0;
+    pm_expr_destroy(&ex);
+    if (!(k > 0) || !isfinite(k))
+      return pm_tool_error(tool, "--conductivity %s%s%s: the conductivity must be positive and finite (it is %g)",
+                           p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], k);
+  }
+  return 0;
+}
+
+/* The problem against the mesh's groups, and every expression (the ranks would all fail alike
+ * later; say it once, here, with the option concerned). */
+static int check_problem(params_t *p, const pm_meta_t *meta) {
   pm_problem_item_t bad = PM_PROBLEM_NONE;
-  ierr = solve_build_problem(p, &prob);
+  pm_problem_t *prob = NULL;
+  const char *prefix = "";
+  int ierr = solve_build_problem(p, &prob);
   if (!ierr) ierr = pm_problem_check(prob, meta, &bad);
-  const char *single[2] = {p->exact, p->initial_value};
+  const char *single[2] = {p->exact, p->initial_value}, *single_opt[2] = {"--exact: ", "--initial-value: "};
   for (int w = 0; w < 2 && !ierr; w++) {
     pm_expr_t *ex = NULL;
     if (single[w][0]) ierr = pm_expr_create(single[w], &ex);
+    if (ierr) prefix = single_opt[w];
     pm_expr_destroy(&ex);
   }
   /* A steady run has no time: t in its data or in --exact is refused. */
@@ -397,24 +556,164 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   if (!ierr && p->steps == 0 && p->exact[0] && pm_value_depends_on_time(pm_value_expr(p->exact)))
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
                         "--exact: uses the time t, which only a transient run (--dt DT --steps N) defines");
+  pm_problem_destroy(&prob);
   if (ierr) {
     static const char *opt[] = {"", "--source: ", "--conductivity: ", "--dirichlet: ", "--neumann: ", "--robin: "};
-    pm_error_prefix(opt[bad]);
-    pm_tool_report(tool, ierr);
-    goto done;
+    pm_error_prefix(bad != PM_PROBLEM_NONE ? opt[bad] : prefix);
+    return pm_tool_report(tool, ierr);
   }
-  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
-    solve_amg_options(p, &ao);
-    if (pm_amg_options_check(&ao)) {
-      pm_tool_error(tool,
-                    "--precond %s: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse, --amg-rows-per-rank)",
-                    p->precond == PRECOND_MG ? "mg" : "amg", pm_error_message());
-      goto done;
-    }
+  return check_conductivity(p);
+}
+
+static int check_amg(const params_t *p) {
+  if (p->precond != PRECOND_AMG && p->precond != PRECOND_MG) return 0;
+  pm_amg_options_t ao;
+  solve_amg_options(p, &ao);
+  if (pm_amg_options_check(&ao))
+    return pm_tool_error(
+        tool, "--precond %s: %s (--amg-threshold, --amg-sweeps, --amg-levels, --amg-coarse, --amg-rows-per-rank)",
+        p->precond == PRECOND_MG ? "mg" : "amg", pm_error_message());
+  return 0;
+}
+
+int solve_parse(int argc, char **argv, int nranks, params_t *p) {
+  pm_tool_opt_t t[N_OPTIONS];
+  const char *control = NULL;
+  pm_meta_t *meta = NULL;
+  set_defaults(p);
+  options_table(p, t);
+  int rc = parse_argv(argc, argv, t, p, &control);
+  if (rc) {
+    p->status = rc > 0 ? 2 : 1;
+    return rc > 0 ? 0 : -1;
   }
+  rc = -1;
+  if (check_combinations(t, p) || check_files(p) || read_meta(p, nranks, &meta)) goto done;
+  if (check_meta(t, p, meta, nranks) || apply_control_and_defaults(t, p, control, meta)) goto done;
+  if (check_problem(p, meta) || check_amg(p)) goto done;
   rc = 0;
 done:
-  pm_problem_destroy(&prob);
   pm_meta_destroy(&meta);
   return rc;
+}
+
+void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
+  pm_amg_options_default(o);
+  o->threshold = p->amg_threshold;
+  o->smoother = (pm_amg_smoother_t)p->amg_smoother;
+  o->sweeps = p->amg_sweeps;
+  o->max_levels = p->amg_levels;
+  o->coarse_size = p->amg_coarse;
+  o->rows_per_rank = p->amg_rows_per_rank;
+  o->precision = (pm_amg_precision_t)p->amg_precision;
+}
+
+int solve_build_problem(const params_t *p, pm_problem_t **prob) {
+  PM_CALL(pm_problem_create(prob));
+  pm_problem_t *q = *prob;
+  PM_CALL(pm_problem_set_scheme(q, (pm_scheme_t)p->scheme));
+  PM_CALL(pm_problem_set_area(q, p->area));
+  for (int i = 0; i < p->n_source; i++)
+    PM_CALL(pm_problem_set_source(q, p->src_group[i][0] ? p->src_group[i] : NULL, pm_value_expr(p->src_expr[i])));
+  for (int i = 0; i < p->n_cond; i++)
+    PM_CALL(
+        pm_problem_set_conductivity(q, p->cond_group[i][0] ? p->cond_group[i] : NULL, pm_value_expr(p->cond_expr[i])));
+  for (int i = 0; i < p->n_dir; i++)
+    PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
+  for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
+  for (int i = 0; i < p->n_rob; i++)
+    PM_CALL(pm_problem_add_robin(q, p->rob_group[i], pm_value_expr(p->rob_h[i]), pm_value_expr(p->rob_uinf[i])));
+  return PM_OK;
+}
+
+/* One word of a command line, quoted for a POSIX shell when it needs it. */
+static void append_word(char *buf, size_t size, size_t *used, const char *w) {
+  int plain = w[0] != '\0';
+  for (const char *c = w; *c; c++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:+", *c)) plain = 0;
+  if (*used > 0 && *used + 1 < size) buf[(*used)++] = ' ';
+  if (!plain && *used + 1 < size) buf[(*used)++] = '\'';
+  for (const char *c = w; *c && *used + 5 < size; c++) {
+    if (*c == '\'' && !plain) {
+      memcpy(buf + *used, "'\\''", 4);
+      *used += 4;
+    } else {
+      buf[(*used)++] = *c;
+    }
+  }
+  if (!plain && *used + 1 < size) buf[(*used)++] = '\'';
+  buf[*used < size ? *used : size - 1] = '\0';
+}
+
+static void append_opt(char *buf, size_t size, size_t *used, const char *opt, const char *v1, const char *v2) {
+  char word[NAME_LEN + 2 * EXPR_LEN + 2];
+  append_word(buf, size, used, opt);
+  if (!v1) return;
+  snprintf(word, sizeof word, "%s%s%s", v1, v2 ? "=" : "", v2 ? v2 : "");
+  append_word(buf, size, used, v2 && !v1[0] ? v2 : word);
+}
+
+void solve_options_text(const params_t *p, char *buf, size_t size) {
+  static const char *precond[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg", "auto"};
+  char num[64], rob[2 * EXPR_LEN + 2];
+  size_t used = 0;
+  buf[0] = '\0';
+  if (p->scheme == PM_SCHEME_FDM5) append_opt(buf, size, &used, "--scheme", "fdm5", NULL);
+  for (int i = 0; i < p->n_source; i++) append_opt(buf, size, &used, "--source", p->src_group[i], p->src_expr[i]);
+  for (int i = 0; i < p->n_cond; i++) append_opt(buf, size, &used, "--conductivity", p->cond_group[i], p->cond_expr[i]);
+  for (int i = 0; i < p->n_dir; i++) append_opt(buf, size, &used, "--dirichlet", p->dir_group[i], p->dir_expr[i]);
+  for (int i = 0; i < p->n_neu; i++) append_opt(buf, size, &used, "--neumann", p->neu_group[i], p->neu_expr[i]);
+  for (int i = 0; i < p->n_rob; i++) {
+    snprintf(rob, sizeof rob, "%s,%s", p->rob_h[i], p->rob_uinf[i]);
+    append_opt(buf, size, &used, "--robin", p->rob_group[i], rob);
+  }
+  if (p->dim == 1) {
+    snprintf(num, sizeof num, "%.17g", p->area);
+    append_opt(buf, size, &used, "--area", num, NULL);
+  }
+  if (p->refine > 0) {
+    snprintf(num, sizeof num, "%d", p->refine);
+    append_opt(buf, size, &used, "--refine", num, NULL);
+  }
+  append_opt(buf, size, &used, "--precond", precond[p->precond], NULL);
+  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
+    pm_amg_options_t o;
+    solve_amg_options(p, &o);
+    snprintf(num, sizeof num, "%.17g", o.threshold);
+    append_opt(buf, size, &used, "--amg-threshold", num, NULL);
+    append_opt(buf, size, &used, "--amg-smoother", pm_amg_smoother_name(o.smoother), NULL);
+    const char *iopt[4] = {"--amg-sweeps", "--amg-levels", "--amg-coarse", "--amg-rows-per-rank"};
+    int64_t iv[4] = {o.sweeps, o.max_levels, (int64_t)o.coarse_size, (int64_t)o.rows_per_rank};
+    for (int k = 0; k < 4; k++) {
+      snprintf(num, sizeof num, "%" PRId64, iv[k]);
+      append_opt(buf, size, &used, iopt[k], num, NULL);
+    }
+    append_opt(buf, size, &used, "--amg-precision", pm_amg_precision_name(o.precision), NULL);
+  }
+  if (p->precond == PRECOND_MG)
+    append_opt(buf, size, &used, "--mg-coarse", p->mg_coarse ? "galerkin" : "rediscretize", NULL);
+  snprintf(num, sizeof num, "%.17g", p->rtol);
+  append_opt(buf, size, &used, "--rtol", num, NULL);
+  snprintf(num, sizeof num, "%d", p->maxit);
+  append_opt(buf, size, &used, "--maxit", num, NULL);
+  if (p->reproducible) append_opt(buf, size, &used, "--reproducible", NULL, NULL);
+  if (p->exact[0]) append_opt(buf, size, &used, "--exact", p->exact, NULL);
+  if (p->steps > 0) {
+    snprintf(num, sizeof num, "%.17g", p->dt);
+    append_opt(buf, size, &used, "--dt", num, NULL);
+    snprintf(num, sizeof num, "%d", p->steps);
+    append_opt(buf, size, &used, "--steps", num, NULL);
+    snprintf(num, sizeof num, "%d", p->every);
+    append_opt(buf, size, &used, "--every", num, NULL);
+    append_opt(buf, size, &used, "--mass", p->mass == PM_MASS_LUMPED ? "lumped" : "consistent", NULL);
+  }
+  if (p->initial_value[0]) append_opt(buf, size, &used, "--initial-value", p->initial_value, NULL);
+  if (p->initial[0]) {
+    append_opt(buf, size, &used, "--initial", p->initial, NULL);
+    append_opt(buf, size, &used, "--initial-field", p->initial_field, NULL);
+    if (p->initial_step >= 0) {
+      snprintf(num, sizeof num, "%d", p->initial_step);
+      append_opt(buf, size, &used, "--initial-step", num, NULL);
+    }
+  }
 }

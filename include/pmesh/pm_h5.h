@@ -19,13 +19,16 @@
  *   Elements keep the global element order (elem_index) within each type; the XDMF cells
  *   (and every element field) are in global element order.
  *   /fields/<name>      [n_nodes] or [n_elems]  float64 or int32  (pm_h5_write)
- *   /fields/rank        [n_nodes] int32   owner rank of each node        (not with PM_H5_NO_PARTITION)
- *   /fields/elem_rank   [n_elems] int32   owner rank of each element (XDMF cell attribute "rank")
+ *   /fields/node_rank   [n_nodes] int32   owner rank of each node        (not with PM_H5_NO_PARTITION)
+ *   /fields/cell_rank   [n_elems] int32   owner rank of each element     (not with PM_H5_NO_PARTITION)
+ *   /fields/cell_group  [n_elems] int32   each element's physical group: its index in the
+ *                       partition's group list (root attribute cell_group_names), -1 for none
  *   /steps/<k>/<name>   the fields of step k = 0, 1, ... of a series; group attribute "time"
  *   Each field dataset has a string attribute "center": "node" or "cell".
  *   Root attributes: format, format_version, pmesh_version, nranks, dim, global_nodes,
  *   global_elems, n_triangles, n_quadrangles, n_lines, mesh_fingerprint (uint64, pm_fingerprint.h),
- *   partition_fingerprint (uint64), source, source_checksum (uint64), n_steps and times (series),
+ *   partition_fingerprint (uint64), mesh_file, mesh_file_checksum (uint64), cell_group_names
+ *   ("INDEX=NAME; ..." for the groups of the mesh's dimension), n_steps and times (series),
  *   then the caller's attributes (problem parameters, iterations, residual, ...); nranks and
  *   partition_fingerprint are left out with PM_H5_NO_PARTITION.
  *
@@ -99,7 +102,7 @@ PM_EXTERN int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const 
                                   const char *xmfpath, pm_h5_series_t **s);
 
 /** What pm_h5_series_create_flags and pm_h5_result_create_flags may leave out.
- *  PM_H5_NO_PARTITION: the owner ranks (/fields/rank, /fields/elem_rank and their XDMF
+ *  PM_H5_NO_PARTITION: the owner ranks (/fields/node_rank, /fields/cell_rank and their XDMF
  *  attributes) and the nranks and partition_fingerprint attributes, so that a result whose
  *  values do not depend on the partition (a reproducible solve) is the same file, byte for
  *  byte, for any number of ranks.

@@ -16,6 +16,8 @@
 #ifndef PMESH_PM_PROBLEM_H
 #define PMESH_PM_PROBLEM_H
 
+#include <stddef.h>
+
 #include "pmesh/pm_export.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_local.h"
@@ -98,6 +100,13 @@ PM_EXTERN int pm_problem_n_dirichlet(const pm_problem_t *prob);
 PM_EXTERN int pm_problem_n_robin(const pm_problem_t *prob);
 PM_EXTERN pm_value_t pm_problem_source(const pm_problem_t *prob);
 PM_EXTERN pm_value_t pm_problem_conductivity(const pm_problem_t *prob);
+
+/** Every value of one part of the problem as text, in the order set: "[GROUP=]VALUE" entries
+ *  separated by "; " (Robin: "GROUP=H,U_INF"; a callback reads "(C function)"), "" when none was
+ *  set.  What a result file records (pm_run.h).  Not collective.
+ *  @param[out] buf  size bytes, always terminated
+ *  @return PM_OK, or PM_ERR_ARG when the text does not fit (buf then holds its beginning) */
+PM_EXTERN int pm_problem_describe(const pm_problem_t *prob, pm_problem_item_t item, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -196,9 +196,12 @@ typedef struct pm_run_result {
  *                  up on the assembled operator and may be viewed (pm_pc_view) afterwards
  *  @param[out] u   [NP+NA] the solution at the internal nodes, the owners' values at the
  *                  externals
- *  Result attributes: problem, scheme, precond, source_f, conductivity_k, area, rtol, then
- *  initial_file, initial_field, initial_step or initial_value, then reproducible (1, only with
- *  opt->cg.reproducible), iterations, residual, converged, then opt->attrs.
+ *  With opt->cg.rtol 0 CG runs maxit iterations, and having run them counts as converged.
+ *  Result attributes: problem, scheme, precond, source, conductivity, dirichlet, neumann, robin
+ *  (every value set, pm_problem_describe's text; "0", "1", "", "", "" when none), area, rtol,
+ *  maxit, then initial_file, initial_field, initial_step or initial_value, then reproducible (1,
+ *  only with opt->cg.reproducible), then exact, error_max, error_l2 (with an exact solution),
+ *  then iterations, residual, converged (CG's own), then opt->attrs.
  *  With opt->cg.reproducible the solve sums exactly (pm_cg.h), the error norms' L2 sum too, and
  *  the result leaves out the owner ranks (PM_H5_NO_PARTITION): with a diagonal preconditioner
  *  the file is then the same, byte for byte, for any number of ranks and any partition. */

@@ -33,7 +33,7 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
   if (l->elem_type[e] == PM_MSH_LINE) {
     double dx = X[1][0] - X[0][0], dy = X[1][1] - X[0][1], dz = X[1][2] - X[0][2];
     double L = sqrt(dx * dx + dy * dy + dz * dz);
-    PM_CHECK(L > 0, PM_ERR_FORMAT, "line element %lld has zero length", (long long)l->elem_gid[e]);
+    PM_CHECK(L > 0, PM_ERR_FORMAT, "the line has zero length");
     const double *gq = pm_element_gauss2;
     double kint = 0;
     for (int q = 0; q < 2; q++) {
@@ -50,7 +50,7 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
   } else if (l->elem_type[e] == PM_MSH_TRI) {
     double x10 = X[1][0] - X[0][0], y10 = X[1][1] - X[0][1], x20 = X[2][0] - X[0][0], y20 = X[2][1] - X[0][1];
     double det = x10 * y20 - x20 * y10, A = 0.5 * fabs(det);
-    PM_CHECK(A > 0, PM_ERR_FORMAT, "triangle %lld is degenerate (zero area)", (long long)l->elem_gid[e]);
+    PM_CHECK(A > 0, PM_ERR_FORMAT, "the triangle is degenerate (zero area)");
     /* gradients of the barycentric functions */
     double g[3][2] = {{(y10 - y20) / det, (x20 - x10) / det}, {y20 / det, -x20 / det}, {-y10 / det, x10 / det}};
     static const double qp[3][2] = {{1.0 / 6, 1.0 / 6}, {2.0 / 3, 1.0 / 6}, {1.0 / 6, 2.0 / 3}};
@@ -84,7 +84,7 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
         J[1][1] += dt[a] * X[a][1];
       }
       double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      PM_CHECK(det != 0, PM_ERR_FORMAT, "quadrangle %lld is degenerate", (long long)l->elem_gid[e]);
+      PM_CHECK(det != 0, PM_ERR_FORMAT, "the quadrangle is degenerate");
       double w = fabs(det);
       for (int d = 0; d < 3; d++) {
         p[d] = 0;
@@ -103,8 +103,7 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
       }
     }
   } else {
-    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "element %lld: type %d is no 1D/2D cell",
-                        (long long)l->elem_gid[e], l->elem_type[e]);
+    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "type %d is no 1D/2D cell", l->elem_type[e]);
   }
   return PM_OK;
 }
@@ -118,7 +117,7 @@ int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[4][4])
   if (l->elem_type[e] == PM_MSH_LINE) {
     double dx = X[1][0] - X[0][0], dy = X[1][1] - X[0][1], dz = X[1][2] - X[0][2];
     double L = sqrt(dx * dx + dy * dy + dz * dz);
-    PM_CHECK(L > 0, PM_ERR_FORMAT, "line element %lld has zero length", (long long)l->elem_gid[e]);
+    PM_CHECK(L > 0, PM_ERR_FORMAT, "the line has zero length");
     const double *gq = pm_element_gauss2;
     for (int q = 0; q < 2; q++) {
       double phi[2] = {1 - gq[q], gq[q]};
@@ -128,7 +127,7 @@ int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[4][4])
   } else if (l->elem_type[e] == PM_MSH_TRI) {
     double x10 = X[1][0] - X[0][0], y10 = X[1][1] - X[0][1], x20 = X[2][0] - X[0][0], y20 = X[2][1] - X[0][1];
     double A = 0.5 * fabs(x10 * y20 - x20 * y10);
-    PM_CHECK(A > 0, PM_ERR_FORMAT, "triangle %lld is degenerate (zero area)", (long long)l->elem_gid[e]);
+    PM_CHECK(A > 0, PM_ERR_FORMAT, "the triangle is degenerate (zero area)");
     static const double qp[3][2] = {{1.0 / 6, 1.0 / 6}, {2.0 / 3, 1.0 / 6}, {1.0 / 6, 2.0 / 3}};
     for (int q = 0; q < 3; q++) {
       double phi[3] = {1 - qp[q][0] - qp[q][1], qp[q][0], qp[q][1]};
@@ -149,13 +148,12 @@ int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[4][4])
         J[1][1] += dt * X[a][1];
       }
       double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      PM_CHECK(det != 0, PM_ERR_FORMAT, "quadrangle %lld is degenerate", (long long)l->elem_gid[e]);
+      PM_CHECK(det != 0, PM_ERR_FORMAT, "the quadrangle is degenerate");
       for (int a = 0; a < 4; a++)
         for (int b = 0; b < 4; b++) M[a][b] += fabs(det) * phi[a] * phi[b];
     }
   } else {
-    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "element %lld: type %d is no 1D/2D cell",
-                        (long long)l->elem_gid[e], l->elem_type[e]);
+    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "type %d is no 1D/2D cell", l->elem_type[e]);
   }
   return PM_OK;
 }

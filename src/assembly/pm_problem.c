@@ -234,3 +234,28 @@ int pm_problem_depends_on_time(const pm_problem_t *prob, pm_problem_item_t *whic
       }
   return 0;
 }
+
+/* Appends "; " (after the first entry) and the entry to buf of size, with used its length so far. */
+static int describe_entry(char *buf, size_t size, size_t *used, const char *group, const char *v1, const char *v2) {
+  int n = snprintf(buf + *used, size - *used, "%s%s%s%s%s%s", *used ? "; " : "", group ? group : "", group ? "=" : "",
+                   v1, v2 ? "," : "", v2 ? v2 : "");
+  if (n < 0 || (size_t)n >= size - *used)
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "problem text longer than %zu", size - 1);
+  *used += (size_t)n;
+  return PM_OK;
+}
+
+int pm_problem_describe(const pm_problem_t *prob, pm_problem_item_t item, char *buf, size_t size) {
+  PM_CHECK(prob && buf && size > 0, PM_ERR_ARG, "pm_problem_describe: no problem or no buffer");
+  const pm_problem_list_t *lists[] = {NULL,           &prob->source, &prob->conductivity, &prob->dirichlet,
+                                      &prob->neumann, &prob->robin_h};
+  PM_CHECK(item > PM_PROBLEM_NONE && item <= PM_PROBLEM_ROBIN, PM_ERR_ARG, "pm_problem_describe: item %d", (int)item);
+  const pm_problem_list_t *l = lists[item];
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < l->n; i++) {
+    const char *v2 = item == PM_PROBLEM_ROBIN ? pm_value_text(prob->robin_uinf.e[i].value) : NULL;
+    PM_CALL(describe_entry(buf, size, &used, l->e[i].group, pm_value_text(l->e[i].value), v2));
+  }
+  return PM_OK;
+}

@@ -355,11 +355,32 @@ cleanup:
   return ierr;
 }
 
-/* Mesh, global ids and owner ranks.  Collective. */
+/* Each local element's group: the index in the metadata's group list of the last group of the
+ * mesh's dimension that holds it, -1 for none, so a viewer can threshold by material.  Not
+ * collective. */
+static int element_groups(const pm_local_t *l, const pm_meta_t *m, int32_t **out) {
+  int32_t *g = NULL;
+  PM_CALL(PM_MALLOC(g, l->n_elems > 0 ? l->n_elems : 1, "element groups"));
+  for (int32_t e = 0; e < l->n_elems; e++) g[e] = -1;
+  for (int k = 0; k < l->n_groups; k++) {
+    const pm_local_group_t *lg = &l->groups[k];
+    int idx = -1;
+    for (int j = 0; j < m->n_groups && m->group_name; j++)
+      if (m->group_name[j] && lg->name && strcmp(m->group_name[j], lg->name) == 0) idx = j;
+    if (idx < 0 || !lg->elems) continue;
+    for (int32_t i = 0; i < lg->n_elems; i++)
+      if (lg->elems[i] >= 0 && lg->elems[i] < l->n_elems) g[lg->elems[i]] = idx;
+  }
+  *out = g;
+  return PM_OK;
+}
+
+/* Mesh, global ids, owner ranks and the elements' groups.  Collective. */
 static int series_write_mesh(pm_h5_series_t *s) {
   const pm_local_t *l = s->local;
   int ierr = PM_OK;
   hid_t g = -1, gf = -1;
+  int32_t *groups = NULL;
   H5_STEP(s->comm, g = pm_h5io_group_create(s->file, "mesh"), "creating group /mesh in %s", s->h5path);
   H5_STEP(s->comm, gf = pm_h5io_group_create(s->file, "fields"), "creating group /fields in %s", s->h5path);
   pm_redist_src_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, NULL};
@@ -368,11 +389,15 @@ static int series_write_mesh(pm_h5_series_t *s) {
   STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, s->np, &gid, "node"));
   int ranks = !(s->flags & PM_H5_NO_PARTITION);
   if (ranks)
-    STEP(s->comm, write_rows(s, gf, "/fields", "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, NULL, "node"));
+    STEP(s->comm, write_rows(s, gf, "/fields", "node_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, NULL, "node"));
   STEP(s->comm, write_elements(s, g));
   if (ranks)
-    STEP(s->comm, write_rows(s, gf, "/fields", "elem_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, NULL, "cell"));
+    STEP(s->comm, write_rows(s, gf, "/fields", "cell_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, NULL, "cell"));
+  STEP(s->comm, element_groups(l, s->meta, &groups));
+  pm_redist_src_t grp = {(int)sizeof(int32_t), groups, NULL, NULL, NULL};
+  STEP(s->comm, write_rows(s, gf, "/fields", "cell_group", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, &grp, "cell"));
 cleanup:
+  free(groups);
   pm_h5io_close(&g, H5Gclose);
   pm_h5io_close(&gf, H5Gclose);
   return ierr;
@@ -471,9 +496,10 @@ int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *l, const pm_meta_
   }
   ierr = pm_xdmf_add_field(&s->x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64);
   if (!ierr && !(flags & PM_H5_NO_PARTITION)) {
-    ierr = pm_xdmf_add_field(&s->x, -1, "/fields/rank", "rank", 0, PM_XDMF_INT32);
-    if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/elem_rank", "rank", 1, PM_XDMF_INT32);
+    ierr = pm_xdmf_add_field(&s->x, -1, "/fields/node_rank", "node_rank", 0, PM_XDMF_INT32);
+    if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/cell_rank", "cell_rank", 1, PM_XDMF_INT32);
   }
+  if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/cell_group", "cell_group", 1, PM_XDMF_INT32);
   PM_TRY(pm_comm_agree(s->comm, ierr)); /* a failure here is local: series_discard is collective */
   *sp = s;
   s = NULL;
@@ -500,7 +526,8 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
     if (!pm_h5io_valid_name(nm))
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field name '%s': use 1 to %d letters, digits, '_' or '-'",
                           nm ? nm : "(null)", PM_H5_NAME_MAX);
-    else if (strcmp(nm, "rank") == 0 || strcmp(nm, "elem_rank") == 0 || strcmp(nm, "global_id") == 0)
+    else if (strcmp(nm, "node_rank") == 0 || strcmp(nm, "cell_rank") == 0 || strcmp(nm, "cell_group") == 0 ||
+             strcmp(nm, "global_id") == 0)
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field name '%s' is reserved (pmesh writes it itself)", nm);
     else if (fields[f].on_elements && (s->flags & PM_H5_NODE_FIELDS))
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field '%s': this series writes node fields only", nm);
@@ -573,6 +600,23 @@ cleanup:
   return series_fail(s, ierr);
 }
 
+/* The names of /fields/cell_group's values: "INDEX=NAME" for each group of the mesh's dimension,
+ * separated by "; ". */
+static int group_names_attr(hid_t root, const pm_meta_t *m, const char *w) {
+  size_t len = 1;
+  for (int j = 0; j < m->n_groups; j++) len += strlen(m->group_name[j]) + 16;
+  char *text = NULL;
+  PM_CALL(PM_MALLOC(text, len, "group names"));
+  size_t used = 0;
+  text[0] = '\0';
+  for (int j = 0; j < m->n_groups; j++)
+    if (m->group_dim && m->group_dim[j] == m->dim)
+      used += (size_t)snprintf(text + used, len - used, "%s%d=%s", used ? "; " : "", j, m->group_name[j]);
+  int ierr = pm_h5io_attr_str(root, "cell_group_names", text, w);
+  free(text);
+  return ierr;
+}
+
 /* Root attributes: pmesh's, then the caller's. */
 static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int nattrs) {
   int ierr = PM_OK;
@@ -592,8 +636,9 @@ static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int na
   PM_TRY(pm_h5io_attr_i64(root, "n_lines", s->x.ttot[PM_MSH_LINE], w));
   PM_TRY(pm_h5io_attr_u64(root, "mesh_fingerprint", s->mesh_fp, w));
   if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
-  PM_TRY(pm_h5io_attr_str(root, "source", m->source ? m->source : "", w));
-  PM_TRY(pm_h5io_attr_u64(root, "source_checksum", m->source_checksum, w));
+  PM_TRY(pm_h5io_attr_str(root, "mesh_file", m->source ? m->source : "", w));
+  PM_TRY(pm_h5io_attr_u64(root, "mesh_file_checksum", m->source_checksum, w));
+  PM_TRY(group_names_attr(root, m, w));
   if (!s->single) {
     PM_TRY(pm_h5io_attr_i64(root, "n_steps", s->x.nsteps, w));
     if (s->x.nsteps > 0)

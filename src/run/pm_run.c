@@ -191,20 +191,32 @@ int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_valu
 
 enum { MAX_ATTRS = 64 };
 
-/* The attributes every result carries: the problem and its parameters.  Returns their number. */
+/* The problem's values as text, for the result's attributes (pm_problem_describe). */
+typedef struct problem_text {
+  char text[5][4096]; /* source, conductivity, dirichlet, neumann, robin */
+} problem_text_t;
+
+/* The attributes every result carries: the problem and its parameters, the exact solution and
+ * its errors (res: NULL before the run).  Returns their number. */
 static int base_attrs(const pm_problem_t *prob, const pm_pc_t *pc, const pm_run_options_t *o, int transient,
-                      pm_h5_attr_t *at) {
+                      const pm_run_result_t *res, problem_text_t *pt, pm_h5_attr_t *at) {
+  static const char *names[5] = {"source", "conductivity", "dirichlet", "neumann", "robin"};
+  static const char *none[5] = {"0", "1", "", "", ""}; /* pm_problem_create's defaults */
   int n = 0;
-  pm_value_t f = pm_problem_source(prob), k = pm_problem_conductivity(prob);
   at[n++] = (pm_h5_attr_t){"problem", PM_H5_ATTR_STRING, 0, 0,
                            transient ? "du/dt - div(k grad u) = f" : "-div(k grad u) = f"};
   at[n++] =
       (pm_h5_attr_t){"scheme", PM_H5_ATTR_STRING, 0, 0, pm_problem_scheme(prob) == PM_SCHEME_FDM5 ? "fdm5" : "fem"};
   at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, pc ? pm_pc_name(pc) : "none"};
-  at[n++] = (pm_h5_attr_t){"source_f", PM_H5_ATTR_STRING, 0, 0, pm_value_is_set(f) ? pm_value_text(f) : "0"};
-  at[n++] = (pm_h5_attr_t){"conductivity_k", PM_H5_ATTR_STRING, 0, 0, pm_value_is_set(k) ? pm_value_text(k) : "1"};
+  for (int w = 0; w < 5; w++) {
+    char *t = pt->text[w];
+    if (pm_problem_describe(prob, (pm_problem_item_t)(PM_PROBLEM_SOURCE + w), t, sizeof pt->text[w]))
+      strcpy(t + sizeof pt->text[w] - 5, "...");
+    at[n++] = (pm_h5_attr_t){names[w], PM_H5_ATTR_STRING, 0, 0, t[0] ? t : none[w]};
+  }
   at[n++] = (pm_h5_attr_t){"area", PM_H5_ATTR_DOUBLE, pm_problem_area(prob), 0, NULL};
   at[n++] = (pm_h5_attr_t){"rtol", PM_H5_ATTR_DOUBLE, o->cg.rtol, 0, NULL};
+  at[n++] = (pm_h5_attr_t){"maxit", PM_H5_ATTR_INT64, 0, o->cg.maxit, NULL};
   if (o->initial.file) {
     at[n++] = (pm_h5_attr_t){"initial_file", PM_H5_ATTR_STRING, 0, 0, o->initial.file};
     at[n++] = (pm_h5_attr_t){"initial_field", PM_H5_ATTR_STRING, 0, 0, o->initial.field ? o->initial.field : "u"};
@@ -214,6 +226,13 @@ static int base_attrs(const pm_problem_t *prob, const pm_pc_t *pc, const pm_run_
                              pm_value_is_set(o->initial.value) ? pm_value_text(o->initial.value) : "0"};
   }
   if (o->cg.reproducible) at[n++] = (pm_h5_attr_t){"reproducible", PM_H5_ATTR_INT64, 0, 1, NULL};
+  if (pm_value_is_set(o->exact)) {
+    at[n++] = (pm_h5_attr_t){"exact", PM_H5_ATTR_STRING, 0, 0, pm_value_text(o->exact)};
+    if (res && res->has_error) {
+      at[n++] = (pm_h5_attr_t){"error_max", PM_H5_ATTR_DOUBLE, res->error_max, 0, NULL};
+      at[n++] = (pm_h5_attr_t){"error_l2", PM_H5_ATTR_DOUBLE, res->error_l2, 0, NULL};
+    }
+  }
   return n;
 }
 
@@ -374,7 +393,7 @@ static int initial_state(run_t *r, double *u) {
     ierr = pm_h5_read_field(p->comm, p->local, p->meta, in->file, field, in->step, u);
     if (!ierr) ierr = check_finite(p->local, u, in->file, field);
   }
-  ierr = pm_comm_agree(p->comm, ierr);
+  ierr = agree_alike(p->comm, p->rank, ierr); /* a file of another mesh: every rank meets it */
   if (!ierr) ierr = pm_halo_update(p->halo, u, MPI_DOUBLE, 1);
   if (!ierr) ierr = pm_fem_dirichlet(p->local, r->prob, 0.0, fixed, u);
   free(fixed);
@@ -417,6 +436,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   pm_h5_series_t *result = NULL; /* the mesh before the solve, u after */
   pm_cg_t *cg = NULL;
   pm_h5_attr_t attrs[MAX_ATTRS];
+  static problem_text_t ptext; /* 20 kB: not on the stack */
   int ierr = PM_OK;
   memset(res, 0, sizeof *res);
   PM_TRY(check_options(&r));
@@ -445,13 +465,13 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   pm_cg_destroy(&cg);
   PM_TRY(pm_comm_agree(part->comm, ierr));
   mark(res, PM_RUN_STAGE_SOLVE);
-  res->converged = res->cg.converged;
+  res->converged = res->cg.converged || opt->cg.rtol == 0; /* rtol 0 asks for maxit iterations */
   PM_TRY(finish(&r, u, res));
   /* u: the owners' values, refreshed by the solver's last halo update. */
   if (result) {
     double t = MPI_Wtime();
     pm_h5_field_t fields[1] = {{"u", 0, 0, u}};
-    int na = base_attrs(prob, pc, opt, 0, attrs);
+    int na = base_attrs(prob, pc, opt, 0, res, &ptext, attrs);
     attrs[na++] = (pm_h5_attr_t){"iterations", PM_H5_ATTR_INT64, 0, res->cg.iterations, NULL};
     attrs[na++] = (pm_h5_attr_t){"residual", PM_H5_ATTR_DOUBLE, res->cg.residual, 0, NULL};
     attrs[na++] = (pm_h5_attr_t){"converged", PM_H5_ATTR_INT64, 0, res->cg.converged, NULL};
@@ -601,7 +621,7 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
     if (opt->cg.monitor > 0 && part->rank == 0)
       fprintf(out, "step %6d  t = %-12.6g %5d iterations  ||r||/||b|| = %.3e\n", k, k * opt->dt, s.iterations,
               s.residual);
-    if (!s.converged) {
+    if (!s.converged && opt->cg.rtol > 0) { /* rtol 0 asks for maxit iterations */
       res->converged = 0;
       res->failed_step = k;
       res->failed_iterations = s.iterations;
@@ -617,7 +637,8 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   if (series && res->converged) {
     double t = MPI_Wtime();
     pm_h5_attr_t at[MAX_ATTRS];
-    int na = base_attrs(prob, pc, opt, 1, at);
+    static problem_text_t ptext;
+    int na = base_attrs(prob, pc, opt, 1, res, &ptext, at);
     at[na++] = (pm_h5_attr_t){"dt", PM_H5_ATTR_DOUBLE, opt->dt, 0, NULL};
     at[na++] = (pm_h5_attr_t){"steps", PM_H5_ATTR_INT64, 0, opt->steps, NULL};
     at[na++] = (pm_h5_attr_t){"every", PM_H5_ATTR_INT64, 0, opt->every, NULL};

@@ -681,7 +681,7 @@ static void test_refusals(void) {
   run_t r;
   prob_init(&q, "1", "1", 1.0);
   expect_error("a degenerate triangle", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_FORMAT,
-               "element 1: triangle 1 is degenerate");
+               "element 1: the triangle is degenerate");
   run_free(&r);
   pm_csr_t *m = NULL;
   OK(pm_csr_create(l, 0, &m));

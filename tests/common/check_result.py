@@ -3,7 +3,7 @@
 
   check_result.py RESULT.h5 DUMP_PREFIX NP [--linear] [--same-as REF.h5] [--polyline]
 
-- datasets /mesh/coordinates, /mesh/global_id, /fields/u, /fields/rank of one size, global ids
+- datasets /mesh/coordinates, /mesh/global_id, /fields/u, /fields/node_rank of one size, global ids
   ascending; the attributes iterations, residual, nranks present;
 - u equals, bit for bit, the values solve printed with --dump-solution (PREFIX.0 .. PREFIX.NP-1)
   for the same global ids, and the node's rank is the rank whose dump lists it;
@@ -22,7 +22,7 @@ f = h5py.File(path, "r")
 xyz = f["/mesh/coordinates"][...]
 gid = f["/mesh/global_id"][...]
 u = f["/fields/u"][...]
-rank = f["/fields/rank"][...]
+rank = f["/fields/node_rank"][...]
 n = len(gid)
 if xyz.shape != (n, 3) or u.shape != (n,) or rank.shape != (n,):
     errors.append("shapes %s %s %s for %d nodes" % (xyz.shape, u.shape, rank.shape, n))

@@ -1,6 +1,7 @@
 # Install pmesh into a scratch prefix, then build and run a consumer with find_package(pmesh)
 # and another with pkg-config, and build the installed examples (share/doc/pmesh/examples, with
-# their own CMakeLists.txt) through find_package(pmesh) and run the lecture's 1D example.
+# their own CMakeLists.txt) through find_package(pmesh) and run the lecture's 1D example; then
+# build the consumer from the build tree itself (pmesh_DIR=BUILD, PKG_CONFIG_PATH=BUILD).
 set -eu
 src=$1; build=$2; mesh=$3
 work="$PWD/work.install"
@@ -34,4 +35,12 @@ LD_LIBRARY_PATH="$libs" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leak
   ${MPIEXEC:-mpiexec.mpich} -n 2 "$work/ebuild/lecture_heat1d" "$work/bar" "$work/in15.dat" > "$work/heat1d.out"
 cat "$work/heat1d.out"
 grep -q "^T(15) = 112.5 " "$work/heat1d.out"
-echo "installed package works with find_package and pkg-config; its examples build and run"
+# The build tree as a package: find_package with pmesh_DIR, and pkg-config with PKG_CONFIG_PATH.
+cmake -S "$src/tests/install/consumer" -B "$work/tbuild" -Dpmesh_DIR="$build" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" -DCMAKE_EXE_LINKER_FLAGS="$cflags" > "$work/tcfg.log"
+cmake --build "$work/tbuild" > "$work/tbuild.log"
+"$work/tbuild/consumer" "$mesh"
+flags=$(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs pmesh)
+MPICH_CC="$cc" mpicc.mpich -std=c11 $cflags "$src/tests/install/consumer/consumer.c" $flags -o "$work/consumer_tpc"
+"$work/consumer_tpc" "$mesh"
+echo "installed package works with find_package and pkg-config; its examples build and run; so does the build tree"

@@ -124,7 +124,8 @@ def check_xmf(path, h5file, n_nodes, n_cells, nsteps):
                 fail("%s: attribute %s (%s) has Dimensions %s, expected %d" % (path, a.get("Name"), center, dims, want))
         view = h5file.attrs.get("nparts") is not None
         needs = [("global_id", "Node")] + ([("part", "Node"), ("part", "Cell")] if view else
-                                           [("u", "Node"), ("rank", "Node"), ("rank", "Cell")])
+                                           [("u", "Node"), ("node_rank", "Node"), ("cell_rank", "Cell"),
+                                            ("cell_group", "Cell")])
         for need in needs:
             if need not in names:
                 fail("%s: grid %s has no %s attribute %s" % (path, g.get("Name"), need[1], need[0]))
@@ -174,7 +175,7 @@ def main():
     # Attributes.
     for a in ["format", "format_version", "pmesh_version", "dim", "global_nodes", "global_elems", "n_triangles",
               "n_quadrangles", "n_lines", "mesh_fingerprint", "partition_fingerprint"] + (
-                  ["nparts"] if view else ["nranks", "source", "source_checksum"]):
+                  ["nparts"] if view else ["nranks", "mesh_file", "mesh_file_checksum", "cell_group_names"]):
         if a not in f.attrs:
             fail("%s: root attribute %s missing" % (path, a))
     if errors:
@@ -205,9 +206,11 @@ def main():
         want["mesh/lines"] = ((nl, 2), "i8")
     if nt and nq:
         want["mesh/mixed"] = ((4 * nt + 5 * nq,), "i8")
-    rk, erk = ("fields/part", "fields/elem_part") if view else ("fields/rank", "fields/elem_rank")
+    rk, erk = ("fields/part", "fields/elem_part") if view else ("fields/node_rank", "fields/cell_rank")
     want[rk] = ((nn,), "i4")
     want[erk] = ((ne,), "i4")
+    if not view:
+        want["fields/cell_group"] = ((ne,), "i4")
     if not view and nsteps == 0:
         want.update({"fields/u": ((nn,), "f8"), "fields/cx": ((ne,), "f8"), "fields/tag": ((ne,), "i4")})
     for k in range(nsteps):

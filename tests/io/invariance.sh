@@ -26,7 +26,7 @@ for name in square mixed bar grid; do
     $PY -c "
 import h5py, numpy as np, sys
 r, v = h5py.File('r_${name}_$np.h5'), h5py.File('v_${name}_$np.h5')
-ok = np.array_equal(r['fields/rank'][:], v['fields/part'][:]) and np.array_equal(r['fields/elem_rank'][:], v['fields/elem_part'][:])
+ok = np.array_equal(r['fields/node_rank'][:], v['fields/part'][:]) and np.array_equal(r['fields/cell_rank'][:], v['fields/elem_part'][:])
 sys.exit(0 if ok else 1)" || fail "$name np $np: partition --view part ids differ from the ranks of the result"
     # h5dump agrees too: byte-identical coordinates and connectivity text across np.
     for d in /mesh/coordinates /mesh/global_id; do

@@ -58,8 +58,8 @@ for f in ("r.xmf", "s.xmf", "v.xmf"):
         check_range(f, "point", pa, "part", 0, 1)
         check_range(f, "cell", ca, "part", 0, 1)
     else:
-        check_range(f, "point", pa, "rank", 0, 1)
-        check_range(f, "cell", ca, "rank", 0, 1)
+        check_range(f, "point", pa, "node_rank", 0, 1)
+        check_range(f, "cell", ca, "cell_rank", 0, 1)
         check_range(f, "point", pa, "global_id", 1, 543)
         check_u(f, d, 1.0)
     print(f, d.GetNumberOfPoints(), "points", d.GetNumberOfCells(), "cells; point arrays", sorted(pa),

@@ -43,7 +43,7 @@ done
 # Owner ranks are the same whatever the rounds: compare with a one-round file at np 2.
 run 2 "$T" write p_mixed_2 one_mixed_2 > /dev/null || fail "write mixed np 2 (one round)"
 for rows in 5 64; do
-  for d in /fields/rank /fields/elem_rank; do
+  for d in /fields/node_rank /fields/cell_rank /fields/cell_group; do
     h5text one_mixed_2.h5 $d > a.txt
     h5text r_mixed_2_${rows}_plain.h5 $d > b.txt
     cmp -s a.txt b.txt || fail "$d differs between one round and rounds of $rows (np 2)"

@@ -55,6 +55,6 @@ expect isdir ": is a directory"
 rm -rf extra && cp -r good extra
 awk '/^#EXPORTindex/ {print; getline; for (i = 1; i <= NF; i++) $i += 1; print; next}
      /^#EXPORTitems/ {print; print 1; next} {print}' good/local.2 > extra/local.2
-sh "$EXPECT_FAIL" "[rank 2] rank 2 exports" 10 "$MPIEXEC" -n 4 "$SOLVE" -p extra --no-output || fail "case extra"
+sh "$EXPECT_FAIL" "rank 2 exports" 10 "$MPIEXEC" -n 4 "$SOLVE" -p extra --no-output || fail "case extra"
 n=$((n + 1))
 echo "$n corrupted local.2 files: every rank ended cleanly at np=4"

@@ -33,8 +33,10 @@ sh "$EXPECT_FAIL" "refining 2 times and running on the fine mesh needs about" 30
   fail "solve --refine 2 --precond amg --exact 0 in 3 MB"
 sh "$EXPECT_FAIL" "--precond mg needs --refine K with K >= 1" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --precond mg -o s.h5 ||
   fail "solve --precond mg without --refine"
-sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --refine 1 -o s.h5 ||
+sh "$EXPECT_FAIL" "was partitioned with --halo edge" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --refine 1 -o s.h5 ||
   fail "solve --refine of an edge-halo partition"
+sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --scheme fdm5 --refine 1 \
+  -o s.h5 || fail "solve --scheme fdm5 --refine of an edge-halo partition"
 [ ! -e s.h5 ] && [ ! -e sr ] || fail "a refused refinement wrote a result or a dump"
 # A dump over the partition being read would replace it.
 sh "$EXPECT_FAIL" "is the partition solve reads" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 1 --dump-local ./p/ ||

@@ -34,7 +34,7 @@ expect "is not finite" 20 -p good --source 'log(x-100)'
 expect "the problem is singular" 20 -p good --neumann boundary=1
 expect "did not converge in 2 iterations" 20 -p good --maxit 2
 expect "expected fem or fdm5" 20 -p good --scheme fvm
-expect "expected none, jacobi, amg or mg" 20 -p good --precond ilu
+expect "expected none, jacobi, amg, mg or auto" 20 -p good --precond ilu
 expect "isend" 20 -p good --exchange carrier-pigeon
 expect "fluxes go on 1D boundary groups" 20 -p good --neumann domain=1
 expect "must end in .h5" 20 -p good -o result.txt
