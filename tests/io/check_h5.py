@@ -229,7 +229,7 @@ def main():
     for d in [rk, erk, "mesh/global_id"] + [k for k in want if k.startswith("fields/") or k.startswith("steps/")]:
         c = f[d].attrs.get("center")
         c = c.decode() if isinstance(c, bytes) else c
-        exp = "cell" if f[d].shape[0] == ne and d in (erk, "fields/cx", "fields/tag") else "node"
+        exp = "cell" if f[d].shape[0] == ne and d in (erk, "fields/cx", "fields/tag", "fields/cell_group") else "node"
         if c != exp:
             fail("%s: /%s center %r, expected %r" % (path, d, c, exp))
 
