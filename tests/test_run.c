@@ -76,10 +76,10 @@ static int write_partition(const char *mesh_path, int nparts, const char *dir) {
   uint64_t checksum = 0;
   pm_part_options_t popt = {nparts, PM_PART_METIS_KWAY, NULL, 1, 0};
   PM_TRY(pm_mesh_read(mesh_path, &mesh, &checksum));
-  PM_TRY(pm_graph_build(mesh, PM_HALO_ELEMENT, &graph));
+  PM_TRY(pm_graph_build(mesh, PM_ADJACENCY_ELEMENT, &graph));
   PM_TRY(PM_MALLOC(part, mesh->n_nodes, "parts"));
   PM_TRY(pm_part_compute(mesh, &graph, &popt, part, &cut));
-  PM_TRY(pm_part_plan_create(mesh, &graph, PM_HALO_ELEMENT, part, nparts, &plan));
+  PM_TRY(pm_part_plan_create(mesh, &graph, PM_ADJACENCY_ELEMENT, part, nparts, &plan));
   uint64_t fp = 0x1234567ull + (uint64_t)nparts;
   PM_TRY(pm_partdir_create(dir, &pd));
   for (int r = 0; r < nparts; r++) {

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
   int64_t nparts = 0, seed = 0, ufactor = 0;
   int quiet = 0, npos = 0;
   pm_part_options_t opt = {0};
-  pm_halo_kind_t halo = PM_HALO_ELEMENT;
+  pm_adjacency_t halo = PM_ADJACENCY_ELEMENT;
 
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -176,9 +176,9 @@ int main(int argc, char **argv) {
     return EXIT_FAILURE;
   }
   if (strcmp(halo_s, "element") == 0) {
-    halo = PM_HALO_ELEMENT;
+    halo = PM_ADJACENCY_ELEMENT;
   } else if (strcmp(halo_s, "edge") == 0) {
-    halo = PM_HALO_EDGE;
+    halo = PM_ADJACENCY_EDGE;
   } else {
     pm_tool_error(tool, "--halo %s: expected element or edge", halo_s);
     return EXIT_FAILURE;

@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   if (argc != 2) return 2;
   pm_mesh_t *mesh = NULL;
   pm_graph_t g;
-  if (pm_mesh_read(argv[1], &mesh, NULL) || pm_graph_build(mesh, PM_HALO_ELEMENT, &g)) {
+  if (pm_mesh_read(argv[1], &mesh, NULL) || pm_graph_build(mesh, PM_ADJACENCY_ELEMENT, &g)) {
     fprintf(stderr, "consumer: %s\n", pm_error_message());
     return 1;
   }
