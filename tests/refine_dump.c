@@ -9,6 +9,7 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_refine.h"
 
 int main(int argc, char **argv) {

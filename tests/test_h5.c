@@ -30,10 +30,13 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 static int rank_, nranks_;
 
-static double lin(const double *xyz) { return xyz[0] + 2.0 * xyz[1] + 3.0; }
+static double lin(const double *xyz) {
+  return xyz[0] + 2.0 * xyz[1] + 3.0;
+}
 
 static int load(const char *dir, pm_local_t **l, pm_meta_t **m) {
   char path[4400];
@@ -126,7 +129,8 @@ static int do_write(const char *dir, const char *out, int timed, int shuffled, i
   /* The fingerprint partition stored (from the global mesh) is the one the local meshes give. */
   if (!ierr && m->has_mesh_fingerprint && fp != m->mesh_fingerprint) {
     if (rank_ == 0)
-      fprintf(stderr, "test_h5: partition.meta mesh_fingerprint %016" PRIx64 " but the local meshes give %016" PRIx64 "\n",
+      fprintf(stderr,
+              "test_h5: partition.meta mesh_fingerprint %016" PRIx64 " but the local meshes give %016" PRIx64 "\n",
               m->mesh_fingerprint, fp);
     ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "partition.meta and the local meshes disagree");
   }
@@ -274,8 +278,8 @@ static int do_read(const char *dir, const char *file, int step, const char *name
                           rank_, bad, l->n_internal, factor, l->gid[first], v[first]);
     ierr = pm_comm_agree(MPI_COMM_WORLD, ierr);
   }
-  if (!ierr && rank_ == 0) printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3)\n", file, step,
-                                  name, factor);
+  if (!ierr && rank_ == 0)
+    printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3)\n", file, step, name, factor);
   free(v);
   pm_local_destroy(&l);
   pm_meta_destroy(&m);

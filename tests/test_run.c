@@ -103,7 +103,12 @@ static int write_partition(const char *mesh_path, int nparts, const char *dir) {
                      NULL,
                      NULL,
                      1,
-                     pm_fingerprint_mesh(mesh)};
+                     pm_fingerprint_mesh(mesh),
+                     0 /* not refined */,
+                     0,
+                     0,
+                     0,
+                     0};
   PM_TRY(PM_MALLOC(meta.group_name, mesh->n_groups, "group names"));
   PM_TRY(PM_MALLOC(meta.group_dim, mesh->n_groups, "group dims"));
   for (int g = 0; g < mesh->n_groups; g++) {

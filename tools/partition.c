@@ -22,6 +22,7 @@
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_partdir.h"

@@ -13,6 +13,7 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 #define PM_H5_FORMAT "pmesh-h5"
 enum {
