@@ -19,6 +19,7 @@
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_refine.h"
+#include "pmesh/pm_refine_run.h"
 
 #ifdef __cplusplus
 extern "C" {

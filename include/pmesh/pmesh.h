@@ -33,6 +33,7 @@
 #include "pmesh/pm_problem.h"
 #include "pmesh/pm_redist.h"
 #include "pmesh/pm_refine.h"
+#include "pmesh/pm_refine_run.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/pm_scan.h"
-#include "pm_local_io.h"
+#include "pm_local_int.h"
 #include "pmesh/pm_error.h"
 
 int pm_meta_path(const char *dir, char *buf, size_t size) {

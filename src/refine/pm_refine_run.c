@@ -16,7 +16,7 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_msh.h"
-#include "pmesh/pm_refine.h"
+#include "pmesh/pm_refine_run.h"
 
 static int local_dim(const pm_local_t *c) {
   for (int32_t e = 0; e < c->n_elems; e++)

@@ -15,7 +15,7 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_mg.h"
-#include "solvers/pm_mg_own.h"
+#include "solvers/pm_mg_int.h"
 
 /* ---------------------------------------------------------------- errors */
 
