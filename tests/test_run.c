@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
          res.error_l2, res.cg.iterations, res2.error_max, res2.error_l2, res2.cg.iterations);
   EXPECT(g_rank != 0 || res.output_bytes > 0, "no result file written (%lld bytes)", (long long)res.output_bytes);
   double emax = -1, el2 = -1;
-  OK(pm_run_error_norms(part, u, pm_value_fn(quad_u, NULL), &emax, &el2));
+  OK(pm_run_error_norms(part, u, pm_value_fn(quad_u, NULL), NULL, &emax, &el2));
   EXPECT(emax == res.error_max && el2 == res.error_l2, "pm_run_error_norms: %g %g, run: %g %g", emax, el2,
          res.error_max, res.error_l2);
 

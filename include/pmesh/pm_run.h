@@ -133,7 +133,7 @@ typedef struct pm_run_result {
  *  initial_file, initial_field, initial_step or initial_value, then reproducible (1, only with
  *  opt->cg.reproducible), iterations, residual, converged, then opt->attrs.
  *  With opt->cg.reproducible the solve sums exactly (pm_cg.h), the error norms' L2 sum too, and
- *  the result leaves out the owner ranks (PM_H5_NO_PARTITION): with a diagonal preconditioner
+ *  the result leaves out the owner ranks (pm_h5_options_t.no_partition): with a diagonal preconditioner
  *  the file is then the same, byte for byte, for any number of ranks and any partition. */
 PM_EXTERN int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc,
                             const pm_run_options_t *opt, double *u, pm_run_result_t *res);
@@ -152,13 +152,23 @@ PM_EXTERN int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob
 PM_EXTERN int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc,
                                const pm_run_options_t *opt, double *u, pm_run_result_t *res);
 
+/** How pm_run_error_norms measures.  A zero-initialised struct, or NULL in its place, gives the
+ *  defaults: t = 0, the L2 sum in floating point. */
+typedef struct pm_run_norms_options {
+  double t;         /* the time at which an exact solution that depends on t is taken */
+  int reproducible; /* nonzero: the L2 sum exact (pm_exact.h), the same for any partition */
+} pm_run_norms_options_t;
+
 /** Errors of u (internal nodes) against an exact solution: the max-norm and the discrete L2 norm
- *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  An exact solution
- *  that depends on t is taken at t = 0 (pm_run_error_norms_time: at t).  Collective. */
-PM_EXTERN int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
-                                 double *error_l2);
-PM_EXTERN int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t,
-                                      double *error_max, double *error_l2);
+ *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  Collective on
+ *  part->comm (errors agreed).
+ *  @param[in]  u          [NP] the solution (the internal nodes are read)
+ *  @param[in]  exact      the exact solution
+ *  @param[in]  opt        the time and the summation (NULL: t = 0, floating point)
+ *  @param[out] error_max  max_i |u_i - exact(x_i)|, the same on every rank
+ *  @param[out] error_l2   the discrete L2 norm, the same on every rank */
+PM_EXTERN int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact,
+                                 const pm_run_norms_options_t *opt, double *error_max, double *error_l2);
 
 /** Set u at every local node (NP) to a value (at t = 0 when it depends on t); PM_ERR_ARG naming
  *  `what` and the node where it is not finite.  Not collective. */

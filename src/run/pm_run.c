@@ -84,14 +84,10 @@ static int error_norms(const pm_partition_t *part, const double *u, pm_value_t e
   return PM_OK;
 }
 
-int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
-                       double *error_l2) {
-  return error_norms(part, u, exact, 0.0, 0, error_max, error_l2);
-}
-
-int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
-                            double *error_l2) {
-  return error_norms(part, u, exact, t, 0, error_max, error_l2);
+int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, const pm_run_norms_options_t *opt,
+                       double *error_max, double *error_l2) {
+  pm_run_norms_options_t o = opt ? *opt : (pm_run_norms_options_t){0};
+  return error_norms(part, u, exact, o.t, o.reproducible, error_max, error_l2);
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -309,8 +305,8 @@ static int finish(run_t *r, const double *u, pm_run_result_t *res) {
 
 /* A reproducible run's result leaves out the owner ranks: the file is then the same for any
  * partition.  A run writes node fields only. */
-static int h5_flags(const pm_run_options_t *o) {
-  return (o->cg.reproducible ? PM_H5_NO_PARTITION : 0) | PM_H5_NODE_FIELDS;
+static pm_h5_options_t h5_options(const pm_run_options_t *o) {
+  return (pm_h5_options_t){.no_partition = o->cg.reproducible, .node_fields = 1};
 }
 
 static void output_size(const run_t *r, pm_run_result_t *res) {
@@ -332,7 +328,8 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
    * solves. */
   if (opt->output) {
     double t = MPI_Wtime();
-    ierr = pm_h5_result_create_flags(part->comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &result);
+    pm_h5_options_t h5opt = h5_options(opt);
+    ierr = pm_h5_result_create(part->comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &result);
     res->t_output += MPI_Wtime() - t;
     PM_TRY(pm_comm_agree(part->comm, ierr));
     mark(res, PM_RUN_STAGE_MESH_OUTPUT);
@@ -473,7 +470,8 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   sum->t_total = sum->t_setup;
   if (opt->output) {
     double t = MPI_Wtime();
-    PM_TRY(pm_h5_series_create_flags(comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &series));
+    pm_h5_options_t h5opt = h5_options(opt);
+    PM_TRY(pm_h5_series_create(comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &series));
     res->t_output += MPI_Wtime() - t;
     PM_TRY(write_step(series, u, 0.0, res));
   }
