@@ -4,7 +4,7 @@
  * transfers; nothing is gathered to rank 0 and the file's content is in global order, so it is
  * the same for any number of ranks.  Each node's and element's values are contributed exactly
  * once, by the owner (internal nodes; elements with elem_owner == rank).  Internally the values
- * are first redistributed (pm_redist.h) so that rank r writes one contiguous slab of each
+ * are first redistributed (a private plan) so that rank r writes one contiguous slab of each
  * dataset: our own two-phase I/O, which keeps every transfer a large contiguous collective
  * write whatever the partition looks like.
  *

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_comm_int.h"
 #include "pm_exact_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"

@@ -24,11 +24,11 @@
 #include <unistd.h>
 
 #include "base/pm_util.h"
+#include "halo/pm_redist.h"
 #include "pm_h5io.h"
 #include "pm_xdmf.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_msh.h"
-#include "pmesh/pm_redist.h"
 #include "pmesh/pm_version.h"
 
 /* A narrow dataset moves several rounds per exchange and per H5Dwrite, up to WRITE_ROW_BYTES

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <threads.h>
 
+#include "base/pm_alloc_int.h"
+#include "base/pm_comm_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_comm_int.h"
 #include "pm_amg_agg.h"
 #include "pm_amg_agglom.h"
 #include "pm_amg_cycle.h"
