@@ -21,6 +21,7 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
@@ -162,7 +163,7 @@ static int parse_args(int argc, char **argv, args_t *o) {
 
 /* The options' names into the library's values; *order is PM_ORDER_NONE for auto (decided once the
  * mesh's size is known, auto set). */
-static int resolve_options(const args_t *o, pm_part_options_t *opt, pm_halo_kind_t *halo, pm_order_t *order,
+static int resolve_options(const args_t *o, pm_part_options_t *opt, pm_adjacency_t *halo, pm_order_t *order,
                            int *order_auto) {
   size_t ml = strlen(o->mesh_path);
   if (ml > 4 && !strcmp(o->mesh_path + ml - 4, ".geo"))
@@ -186,9 +187,9 @@ static int resolve_options(const args_t *o, pm_part_options_t *opt, pm_halo_kind
     return pm_tool_error(tool, "--method %s: expected metis, metis-rb, rcb or file:PATH", o->method_s);
   }
   if (!strcmp(o->halo_s, "element"))
-    *halo = PM_HALO_ELEMENT;
+    *halo = PM_ADJACENCY_ELEMENT;
   else if (!strcmp(o->halo_s, "edge"))
-    *halo = PM_HALO_EDGE;
+    *halo = PM_ADJACENCY_EDGE;
   else
     return pm_tool_error(tool, "--halo %s: expected element or edge", o->halo_s);
   *order_auto = !strcmp(o->order_s, "auto");
@@ -211,7 +212,7 @@ static int resolve_options(const args_t *o, pm_part_options_t *opt, pm_halo_kind
 typedef struct work {
   const args_t *a;
   pm_part_options_t opt;
-  pm_halo_kind_t halo;
+  pm_adjacency_t halo;
   const char *order_s; /* the order applied: "none" or "hilbert" */
   stage_t st[ST_N];
   pm_mesh_t *mesh;

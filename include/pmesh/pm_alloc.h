@@ -1,17 +1,7 @@
-/* pm_alloc.h - pmesh's one allocation policy: checked allocation, and large memory on huge pages.
- *
- * Every allocation is checked for overflow and failure, and a failure records PM_ERR_MEMORY
- * naming what was allocated (pm_error.h), so callers write PM_TRY(PM_MALLOC(p, n, "what")).
- *
- * Large memory asks the kernel for transparent huge pages (2 MiB, madvise; advice only, ignored
- * where unsupported), because the first touch of each fresh 4 KiB page is expensive on the
- * virtual machines pmesh runs on and large arrays are touched whole:
- *   - arrays (PM_MALLOC, PM_CALLOC, PM_REALLOC) stay malloc's, so they can be realloc'd; from
- *     PM_ALLOC_ARRAY_HUGE bytes on, the 2 MiB-aligned interior of the block is advised;
- *   - buffers that are filled whole and reused (PM_MALLOC_BUFFER, and pm_scratch_t on top of
- *     it) are, from PM_ALLOC_BUFFER_HUGE bytes on, aligned to 2 MiB and rounded up to whole
- *     2 MiB pages, all advised.
- * Everything is released with free(). */
+/* pm_alloc.h - checked allocation: every allocation is checked for overflow and failure, and a
+ * failure records PM_ERR_MEMORY naming what was allocated (pm_error.h), so callers write
+ * PM_TRY(PM_MALLOC(p, n, "what")).  Large arrays may be placed on huge pages (advice to the
+ * kernel only); everything is released with free(). */
 #ifndef PMESH_PM_ALLOC_H
 #define PMESH_PM_ALLOC_H
 
@@ -23,11 +13,6 @@
 extern "C" {
 #endif
 
-/* The huge page size asked for, and from how many bytes on an array or a buffer asks. */
-#define PM_ALLOC_HUGE_PAGE ((size_t)2 << 20)
-#define PM_ALLOC_ARRAY_HUGE ((size_t)4 << 20)
-#define PM_ALLOC_BUFFER_HUGE ((size_t)256 << 10)
-
 /** Allocate n*size bytes (checked for overflow; n == 0 gives a valid 1-byte block).
  *  On failure records PM_ERR_MEMORY naming `what` and returns it (*ptr is NULL, or unchanged for
  *  pm_realloc_).  Not collective. */
@@ -37,30 +22,6 @@ PM_EXTERN int pm_realloc_(void **ptr, size_t n, size_t size, const char *what, c
 #define PM_MALLOC(ptr, n, what) pm_malloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
 #define PM_CALLOC(ptr, n, what) pm_calloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
 #define PM_REALLOC(ptr, n, what) pm_realloc_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
-
-/** A buffer of n*size bytes that is filled whole, usually more than once (exchange buffers, I/O
- *  rounds): from PM_ALLOC_BUFFER_HUGE bytes on, on whole huge pages (see above); smaller ones
- *  as pm_malloc_.  Not to be realloc'd.  Not collective. */
-PM_EXTERN int pm_malloc_buffer_(void **ptr, size_t n, size_t size, const char *what, const char *file, int line);
-#define PM_MALLOC_BUFFER(ptr, n, what) \
-  pm_malloc_buffer_((void **)&(ptr), (size_t)(n), sizeof(*(ptr)), (what), __FILE__, __LINE__)
-
-/** A reusable buffer that grows: many uses in a row go through the same memory, which stays
- *  mapped and warm between them.  Start from {NULL, 0}; the owner frees it with
- *  pm_scratch_free.  Its content does not survive a call that grows it. */
-typedef struct pm_scratch {
-  void *p;
-  size_t size;
-} pm_scratch_t;
-
-/** At least `bytes` bytes of b in *out (grown at least twofold, and to one huge page at least,
- *  so that it is seldom reallocated).  PM_ERR_MEMORY on failure (b is then empty).  Not
- *  collective. */
-PM_EXTERN int pm_scratch_get_(pm_scratch_t *b, size_t bytes, void **out, const char *file, int line);
-#define PM_SCRATCH_GET(b, bytes, ptr) pm_scratch_get_((b), (size_t)(bytes), (void **)&(ptr), __FILE__, __LINE__)
-
-/** Release b's memory; b is empty again (NULL-safe).  Not collective. */
-PM_EXTERN void pm_scratch_free(pm_scratch_t *b);
 
 #ifdef __cplusplus
 }

@@ -29,16 +29,6 @@ PM_EXTERN int pm_mpi_error(int mpierr, const char *file, int line, const char *c
     if (pm_mpi_ierr_ != MPI_SUCCESS) return pm_mpi_error(pm_mpi_ierr_, __FILE__, __LINE__, #expr); \
   } while (0)
 
-/* The same in a function with one `cleanup:` label and an `int ierr` variable. */
-#define PM_TRY_MPI(expr)                                            \
-  do {                                                              \
-    int pm_mpi_ierr_ = (expr);                                      \
-    if (pm_mpi_ierr_ != MPI_SUCCESS) {                              \
-      ierr = pm_mpi_error(pm_mpi_ierr_, __FILE__, __LINE__, #expr); \
-      goto cleanup;                                                 \
-    }                                                               \
-  } while (0)
-
 /** Whether this process waits for MPI by testing and giving up its CPU between tests
  *  (sched_yield) instead of MPI's busy wait.  It does where the node runs more ranks of the job
  *  than this process has CPUs (MPI_LOCALNRANKS, which MPICH's mpiexec sets, or OpenMPI's

@@ -3,8 +3,15 @@
  * Every pmesh function that can fail returns an int code from the list below (PM_OK == 0).
  * The first failure records a message (what, where, what to do); callers up the stack add
  * their file:line to a short trace.  The library does not abort: a tool's main() decides how
- * to end the job (the one exception is in pm_comm.h: ranks left blocked in a collective call).  Not thread-safe: one
- * message per process. None of these functions is collective: each records or reads this process's message only. */
+ * to end the job (the one exception is in pm_comm.h: ranks left blocked in a collective call).
+ * None of these functions is collective: each records or reads this process's message only.
+ *
+ * Threads: there is one message per process, not one per thread.  Recording (pm_error_set,
+ * pm_error_trace, pm_error_prefix, pm_error_clear) is serialised by a lock, so threads may fail
+ * at the same time: the first message recorded by any thread is kept.  pm_error_message and
+ * pm_error_where return the process's buffers without the lock: read them (and call
+ * pm_error_clear) only when no other thread can be recording, e.g. after joining the threads
+ * that may fail. */
 #ifndef PMESH_PM_ERROR_H
 #define PMESH_PM_ERROR_H
 

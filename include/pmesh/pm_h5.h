@@ -4,7 +4,7 @@
  * transfers; nothing is gathered to rank 0 and the file's content is in global order, so it is
  * the same for any number of ranks.  Each node's and element's values are contributed exactly
  * once, by the owner (internal nodes; elements with elem_owner == rank).  Internally the values
- * are first redistributed (pm_redist.h) so that rank r writes one contiguous slab of each
+ * are first redistributed (a private plan) so that rank r writes one contiguous slab of each
  * dataset: our own two-phase I/O, which keeps every transfer a large contiguous collective
  * write whatever the partition looks like.
  *
@@ -19,8 +19,8 @@
  *   Elements keep the global element order (elem_index) within each type; the XDMF cells
  *   (and every element field) are in global element order.
  *   /fields/<name>      [n_nodes] or [n_elems]  float64 or int32  (pm_h5_write)
- *   /fields/node_rank   [n_nodes] int32   owner rank of each node        (not with PM_H5_NO_PARTITION)
- *   /fields/cell_rank   [n_elems] int32   owner rank of each element     (not with PM_H5_NO_PARTITION)
+ *   /fields/node_rank   [n_nodes] int32   owner rank of each node        (not with no_partition)
+ *   /fields/cell_rank   [n_elems] int32   owner rank of each element     (not with no_partition)
  *   /fields/cell_group  [n_elems] int32   each element's physical group: its index in the
  *                       partition's group list (root attribute cell_group_names), -1 for none
  *   /steps/<k>/<name>   the fields of step k = 0, 1, ... of a series; group attribute "time"
@@ -30,7 +30,7 @@
  *   partition_fingerprint (uint64), mesh_file, mesh_file_checksum (uint64), cell_group_names
  *   ("INDEX=NAME; ..." for the groups of the mesh's dimension), n_steps and times (series),
  *   then the caller's attributes (problem parameters, iterations, residual, ...); nranks and
- *   partition_fingerprint are left out with PM_H5_NO_PARTITION.
+ *   partition_fingerprint are left out with pm_h5_options_t.no_partition.
  *
  * Both files are written under temporary names ("PATH.tmp.PID") and renamed into place only when
  * complete (h5 first, then xmf), so an interrupted run leaves the previous result intact.
@@ -56,6 +56,7 @@
 #include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
+#include "pmesh/pm_meta.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,34 +97,35 @@ PM_EXTERN int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_
 /** A time series: the mesh once, then one group of fields per step; XDMF temporal collection. */
 typedef struct pm_h5_series pm_h5_series_t;
 
+/** What a series or a single result may leave out (pm_h5_series_create, pm_h5_result_create).
+ *  A zero-initialised struct, or NULL in its place, writes everything. */
+typedef struct pm_h5_options {
+  /** Nonzero: leave out the owner ranks (/fields/node_rank, /fields/cell_rank and their XDMF
+   *  attributes) and the nranks and partition_fingerprint attributes, so that a result whose
+   *  values do not depend on the partition (a reproducible solve) is the same file, byte for
+   *  byte, for any number of ranks. */
+  int no_partition;
+  /** Nonzero: the series writes node fields only; what it needs for element fields (the owned
+   *  elements' plan) goes once the mesh is written, and the mesh's elements may then be freed
+   *  (pm_local_release) before the series ends. */
+  int node_fields;
+} pm_h5_options_t;
+
 /** Start a series: opens the temporary file and writes the mesh and owner ranks.  Collective.
- *  `local` and `meta` are borrowed and must outlive the series. */
+ *  @param[in]  local, meta  borrowed; they must outlive the series
+ *  @param[in]  h5path       the HDF5 file; xmfpath: the XDMF file (may be NULL: no XDMF)
+ *  @param[in]  opt          what to leave out (NULL: nothing)
+ *  @param[out] s            the series; pm_h5_series_close ends it */
 PM_EXTERN int pm_h5_series_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                                  const char *xmfpath, pm_h5_series_t **s);
-
-/** What pm_h5_series_create_flags and pm_h5_result_create_flags may leave out.
- *  PM_H5_NO_PARTITION: the owner ranks (/fields/node_rank, /fields/cell_rank and their XDMF
- *  attributes) and the nranks and partition_fingerprint attributes, so that a result whose
- *  values do not depend on the partition (a reproducible solve) is the same file, byte for
- *  byte, for any number of ranks.
- *  PM_H5_NODE_FIELDS: the series writes node fields only; what it needs for element fields (the
- *  owned elements' plan) goes once the mesh is written, and the mesh's elements may then be freed
- *  (pm_local_release) before the series ends. */
-enum { PM_H5_NO_PARTITION = 1, PM_H5_NODE_FIELDS = 2 };
-
-/** pm_h5_series_create with flags (0: the same).  Collective. */
-PM_EXTERN int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta,
-                                        const char *h5path, const char *xmfpath, int flags, pm_h5_series_t **s);
+                                  const char *xmfpath, const pm_h5_options_t *opt, pm_h5_series_t **s);
 
 /** Start a single result in two parts, the file pm_h5_write makes: the mesh and owner ranks now,
  *  its fields later with one pm_h5_series_write (under /fields; `time` is ignored), then
  *  pm_h5_series_close.  solve writes the mesh before it solves, while the mesh is still in the
- *  caches, and u after.  Collective. */
+ *  caches, and u after.  Arguments as pm_h5_series_create's (opt NULL: leave out nothing).
+ *  Collective. */
 PM_EXTERN int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                                  const char *xmfpath, pm_h5_series_t **s);
-/** pm_h5_result_create with flags (0: the same).  Collective. */
-PM_EXTERN int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta,
-                                        const char *h5path, const char *xmfpath, int flags, pm_h5_series_t **s);
+                                  const char *xmfpath, const pm_h5_options_t *opt, pm_h5_series_t **s);
 
 /** Append step k (k = 0, 1, ...) at `time` with its fields (under /steps/k; a single result's
  *  one write: under /fields).  Collective. */

@@ -96,38 +96,9 @@ PM_EXTERN int pm_local_write(const pm_local_t *local, const char *path);
  *  and section).  `expect_rank` >= 0 checks the file's #PARTITION rank.  Not collective. */
 PM_EXTERN int pm_local_read(const char *path, int expect_rank, pm_local_t **local);
 
-/** Partition metadata (DIR/partition.meta). */
-typedef struct pm_meta {
-  int version;
-  int nparts, dim;
-  int64_t global_nodes, global_elems;
-  char *source;
-  uint64_t source_checksum;
-  char *method, *halo;
-  int64_t seed, ufactor;
-  uint64_t fingerprint;
-  int n_groups;
-  char **group_name;
-  int *group_dim;
-  /* Version 2: the mesh's own fingerprint (partition-independent, pm_fingerprint.h), computed
-   * once by partition so that writing a result need not hash the mesh again.  Version 1 files
-   * have none (has_mesh_fingerprint = 0): readers compute it from the local meshes. */
-  int has_mesh_fingerprint;
-  uint64_t mesh_fingerprint;
-} pm_meta_t;
-
-/* Written: version 2 (with mesh_fingerprint); read: versions 1 and 2. */
-enum { PM_META_VERSION = 2 };
-
-/** Write (through a temporary name), read (every field checked, the file and line named in
- *  messages) and free partition metadata.  Not collective. */
-PM_EXTERN int pm_meta_write(const pm_meta_t *meta, const char *path);
-PM_EXTERN int pm_meta_read(const char *path, pm_meta_t **meta);
-PM_EXTERN void pm_meta_destroy(pm_meta_t **meta);
-
-/** Paths inside a partition directory (buffers of at least `size` bytes).  Not collective. */
+/** The path of rank `rank`'s local mesh in a partition directory, DIR/local.RANK (a buffer of at
+ *  least `size` bytes; pm_meta_path, pm_meta.h, gives the metadata's).  Not collective. */
 PM_EXTERN int pm_local_path(const char *dir, int rank, char *buf, size_t size);
-PM_EXTERN int pm_meta_path(const char *dir, char *buf, size_t size);
 
 /** Default partition directory (written by partition, read by solve): "pmesh.part". */
 #define PM_DEFAULT_PART_DIR "pmesh.part"

@@ -24,10 +24,13 @@ typedef enum pm_part_method {
   PM_PART_FILE        /* one 0-based part id per line, for the nodes in ascending tag order */
 } pm_part_method_t;
 
-typedef enum pm_halo_kind {
-  PM_HALO_ELEMENT, /* neighbours: nodes sharing an element (FEM) */
-  PM_HALO_EDGE     /* neighbours: nodes joined by an element edge (5-point FDM) */
-} pm_halo_kind_t;
+/** Which nodes are neighbours in the partitioner's node graph, and so which externals a local
+ *  mesh gets (`partition --halo element|edge`; the file formats keep the words "element" and
+ *  "edge").  Not to be confused with the halo exchange (pm_halo.h) built over those externals. */
+typedef enum pm_adjacency {
+  PM_ADJACENCY_ELEMENT, /* neighbours: nodes sharing an element (FEM) */
+  PM_ADJACENCY_EDGE     /* neighbours: nodes joined by an element edge (5-point FDM) */
+} pm_adjacency_t;
 
 /** Node adjacency graph (CSR, no self loops, neighbours ascending). */
 typedef struct pm_graph {
@@ -36,8 +39,8 @@ typedef struct pm_graph {
   int32_t *adj;  /* [xadj[n]] */
 } pm_graph_t;
 
-/** Build the node graph of a mesh for a halo kind.  Not collective. */
-PM_EXTERN int pm_graph_build(const pm_mesh_t *mesh, pm_halo_kind_t halo, pm_graph_t *graph);
+/** Build the node graph of a mesh for an adjacency rule.  Not collective. */
+PM_EXTERN int pm_graph_build(const pm_mesh_t *mesh, pm_adjacency_t adjacency, pm_graph_t *graph);
 PM_EXTERN void pm_graph_free(pm_graph_t *graph);
 
 typedef struct pm_part_options {
@@ -67,7 +70,7 @@ typedef struct pm_part_plan pm_part_plan_t;
 
 /** Build the plan for `part` (node part ids); free with pm_part_plan_destroy (NULL-safe).  Not
  *  collective. */
-PM_EXTERN int pm_part_plan_create(const pm_mesh_t *mesh, const pm_graph_t *graph, pm_halo_kind_t halo,
+PM_EXTERN int pm_part_plan_create(const pm_mesh_t *mesh, const pm_graph_t *graph, pm_adjacency_t adjacency,
                                   const int32_t *part, int nparts, pm_part_plan_t **plan);
 PM_EXTERN void pm_part_plan_destroy(pm_part_plan_t **plan);
 

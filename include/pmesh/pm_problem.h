@@ -21,6 +21,7 @@
 #include "pmesh/pm_export.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -26,7 +26,10 @@
  * the smallest global id.  Each rank holds at most its part plus its element halo.
  *
  * Supported: partitions with the element halo (`partition --halo element`, FEM, the default);
- * local meshes with auxiliary nodes (`--halo edge` on quadrangles) are refused. */
+ * local meshes with auxiliary nodes (`--halo edge` on quadrangles) are refused.
+ *
+ * This header is one level (pm_refine.c); pm_refine_run.h refines several levels with the
+ * sizes checked first, and gives a refined partition its metadata and its dump. */
 #ifndef PMESH_PM_REFINE_H
 #define PMESH_PM_REFINE_H
 
@@ -68,48 +71,9 @@ PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 PM_EXTERN int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine,
                               pm_refine_parents_t **parents);
 
-/** Sizes of this rank's local mesh after `levels` refinements (upper estimates) and the bytes
- *  refining needs at the last level (the two finest levels and the work arrays; `work`: the
- *  work arrays alone, freed when the refinement returns).  Not collective. */
-typedef struct pm_refine_estimate {
-  double elems, elem_nodes, nodes, bytes, work;
-} pm_refine_estimate_t;
-PM_EXTERN void pm_refine_estimate(const pm_local_t *coarse, int levels, pm_refine_estimate_t *est);
-
-/** Refuse `levels` before anything is allocated: negative, or so many that some rank's refined
- *  mesh would overflow 32-bit local indices, the global counts or tags overflow 64 bits, or the
- *  ranks sharing a node would need more memory than it has available (MemAvailable).  The
- *  message gives the figures.  Collective on comm. */
-PM_EXTERN int pm_refine_check(MPI_Comm comm, const pm_local_t *coarse, int levels);
-
-/** pm_refine_check counting also `run_bytes` per fine node that the caller will hold besides the
- *  meshes after the refinement (matrix, vectors, preconditioner, output buffers; the
- *  refinement's work arrays are freed by then, so the need is the larger of the refinement's
- *  and the run's); 0: the refinement alone.  Collective on comm. */
-PM_EXTERN int pm_refine_check_run(MPI_Comm comm, const pm_local_t *coarse, int levels, double run_bytes);
-
-/** Refine `levels` times (0: nothing changes): *local is replaced by its refinement (the coarse
- *  mesh is freed); on failure *local is left unchanged.  Runs pm_refine_check first.
- *  Collective on comm. */
-PM_EXTERN int pm_refine(MPI_Comm comm, int levels, pm_local_t **local);
-
 /** The partition fingerprint of a refined level: FNV-1a 64 of the coarse one and "refine".
  *  Not collective. */
 PM_EXTERN uint64_t pm_refine_fingerprint(uint64_t coarse);
-
-/** The partition metadata of a refined partition: `meta_in` (the coarse partition's: source,
- *  method, seed, groups) with the local meshes' global counts and dimension, the fine partition
- *  fingerprint (fine->fingerprint), the mesh fingerprint (pm_fingerprint_local) and halo
- *  "element" (the coarse one kept when `fine` is the coarse partition itself, 0 levels).
- *  @param[out] meta  new metadata owning its strings; free with pm_meta_destroy()
- *  Collective on comm. */
-PM_EXTERN int pm_refine_meta(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, pm_meta_t **meta);
-
-/** Write this rank's (refined) local mesh to DIR/local.R and, on rank 0, DIR/partition.meta
- *  made by pm_refine_meta() from `meta_in`, so that `partition --check DIR` validates the
- *  refined partition.  DIR is created if missing; files are written through temporary names.
- *  Collective on comm. */
-PM_EXTERN int pm_refine_dump(MPI_Comm comm, const pm_local_t *fine, const pm_meta_t *meta_in, const char *dir);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,8 @@
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
+#include "pmesh/pm_partition.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_problem.h"
 #include "pmesh/pm_refine.h"
@@ -39,75 +41,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** A loaded partition: what a rank needs for SPMD work on its part.  Open struct, read-only to
- *  the caller; everything belongs to it.  After pm_partition_refine, local, halo and meta are the
- *  refined mesh's (dir stays the directory it was loaded from). */
-typedef struct pm_partition {
-  MPI_Comm comm; /* the caller's communicator (borrowed; the halo holds its own duplicate) */
-  int rank, size;
-  char *dir;         /* the partition directory */
-  pm_meta_t *meta;   /* DIR/partition.meta: global counts, groups, fingerprints */
-  pm_local_t *local; /* this rank's local mesh (DIR/local.RANK), with coordinates and elements */
-  pm_halo_t *halo;   /* the halo exchange over local's tables */
-  /* Uniform refinement (pm_partition_refine; 0 and NULL for a partition as loaded): */
-  int levels;                          /* refinements of the loaded partition */
-  pm_local_t **level_mesh;             /* NULL, or (kept) [levels+1] meshes, coarse (as loaded) to
-                                          fine: level_mesh[levels] == local */
-  pm_refine_parents_t **level_parents; /* NULL, or (kept) [levels]: fine nodes' coarse parents */
-} pm_partition_t;
-
-/** Load a partition: every rank reads the metadata and its own local file, checks that the
- *  metadata is the same on every rank, that the job has as many ranks as the partition has
- *  parts, that the local file has a mesh and belongs to this partition (fingerprint), and builds
- *  the halo with back-end `kind`.  Errors are agreed (see above; a wrong rank count is reported
- *  by rank 0).  Collective on comm.
- *  @param[in]  comm  the communicator whose ranks are the parts (MPI_ERRORS_RETURN advised)
- *  @param[out] part  the loaded partition; pm_partition_destroy frees it */
-PM_EXTERN int pm_partition_load(MPI_Comm comm, const char *dir, pm_exchange_t kind, pm_partition_t **part);
-
-/** Free; NULL-safe, sets *part to NULL.  Collective (the halo's communicator is freed). */
-PM_EXTERN void pm_partition_destroy(pm_partition_t **part);
-
-/** Refine a loaded partition uniformly `levels` times in parallel, in place (pm_refine.h: how
- *  elements split, the rank-independent numbering of new nodes and their owners; only the
- *  element halo, `partition --halo element`, is supported).  On success part->local is the
- *  refined local mesh, part->halo its halo (the same exchange back-end), part->meta the refined
- *  partition's metadata (pm_refine_meta: global counts, partition and mesh fingerprints), and
- *  part->levels grows by `levels`; a result written from it is the fine mesh's, the same file
- *  for any number of ranks, and pm_h5_read_field reads results of the same refinement.
- *  The sizes are checked before anything is allocated (pm_refine_check: a negative count, 32-bit
- *  local or 64-bit global indices, the machine's memory; the message gives the figures).
- *  On failure the partition is left as it was (errors agreed).  Collective on part->comm.
- *  @param[in,out] part    a loaded (or already refined) partition
- *  @param[in]     levels  0 (nothing changes) or more
- *  @param[in]     keep    nonzero: keep every level's mesh and the parents between levels in
- *                         part->level_mesh / level_parents (pm_partition_create_mg needs them;
- *                         they cost about a third of the finest mesh's memory more); a partition
- *                         refined earlier without keeping them cannot keep them now (PM_ERR_ARG)
- *  @return PM_OK, or an error of pm_refine_check / pm_refine_local / pm_halo_create. */
-PM_EXTERN int pm_partition_refine(pm_partition_t *part, int levels, int keep);
-
-/** A geometric multigrid preconditioner (pm_mg.h) over the levels of a partition refined with
- *  `keep` (at least one level): the refinements as a V-cycle, the partition as loaded solved by
- *  AMG with `coarse_opt` (NULL: defaults; also the smoother's options).  The partition is
- *  borrowed until pm_pc_setup returns (pm_run_steady / pm_run_transient set it up); PM_ERR_ARG
- *  (naming what is missing) for a partition without kept levels.  Not collective. */
-PM_EXTERN int pm_partition_create_mg(const pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
-
-/** pm_partition_create_mg, but the preconditioner takes the partition's coarser levels (the
- *  meshes and parents kept by pm_partition_refine; part->local stays the partition's) and frees
- *  each as soon as its set-up no longer needs it, so a solve does not carry them: afterwards
- *  the partition has no kept levels (part->level_mesh and level_parents NULL; part->levels
- *  unchanged), and can give no second multigrid preconditioner.  Not collective. */
-PM_EXTERN int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
-
-/** Write the partition's local meshes (DIR/local.RANK) and, on rank 0, its metadata
- *  (DIR/partition.meta) so that `partition --check DIR` validates it and `solve -p DIR` loads
- *  it: after pm_partition_refine the refined partition, otherwise a copy of the loaded one.
- *  DIR is created if missing (not emptied); files are written through temporary names.
- *  Collective on part->comm. */
-PM_EXTERN int pm_partition_dump(const pm_partition_t *part, const char *dir);
 
 /** Where the run starts: u^0 of a transient run, the initial guess of CG in a steady one.  Given
  *  nothing (file NULL, value unset), u starts at 0 away from the Dirichlet nodes; otherwise at the
@@ -203,7 +136,7 @@ typedef struct pm_run_result {
  *  only with opt->cg.reproducible), then exact, error_max, error_l2 (with an exact solution),
  *  then iterations, residual, converged (CG's own), then opt->attrs.
  *  With opt->cg.reproducible the solve sums exactly (pm_cg.h), the error norms' L2 sum too, and
- *  the result leaves out the owner ranks (PM_H5_NO_PARTITION): with a diagonal preconditioner
+ *  the result leaves out the owner ranks (pm_h5_options_t.no_partition): with a diagonal preconditioner
  *  the file is then the same, byte for byte, for any number of ranks and any partition. */
 PM_EXTERN int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc,
                             const pm_run_options_t *opt, double *u, pm_run_result_t *res);
@@ -222,13 +155,23 @@ PM_EXTERN int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob
 PM_EXTERN int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc,
                                const pm_run_options_t *opt, double *u, pm_run_result_t *res);
 
+/** How pm_run_error_norms measures.  A zero-initialised struct, or NULL in its place, gives the
+ *  defaults: t = 0, the L2 sum in floating point. */
+typedef struct pm_run_norms_options {
+  double t;         /* the time at which an exact solution that depends on t is taken */
+  int reproducible; /* nonzero: the L2 sum exact (pm_exact.h), the same for any partition */
+} pm_run_norms_options_t;
+
 /** Errors of u (internal nodes) against an exact solution: the max-norm and the discrete L2 norm
- *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  An exact solution
- *  that depends on t is taken at t = 0 (pm_run_error_norms_time: at t).  Collective. */
-PM_EXTERN int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
-                                 double *error_l2);
-PM_EXTERN int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t,
-                                      double *error_max, double *error_l2);
+ *  sqrt(sum w_i e_i^2) with the lumped-mass node weights (pm_fem_node_weights).  Collective on
+ *  part->comm (errors agreed).
+ *  @param[in]  u          [NP] the solution (the internal nodes are read)
+ *  @param[in]  exact      the exact solution
+ *  @param[in]  opt        the time and the summation (NULL: t = 0, floating point)
+ *  @param[out] error_max  max_i |u_i - exact(x_i)|, the same on every rank
+ *  @param[out] error_l2   the discrete L2 norm, the same on every rank */
+PM_EXTERN int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact,
+                                 const pm_run_norms_options_t *opt, double *error_max, double *error_l2);
 
 /** Set u at every local node (NP) to a value (at t = 0 when it depends on t); PM_ERR_ARG naming
  *  `what` and the node where it is not finite.  Not collective. */

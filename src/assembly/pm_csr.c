@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pm_exact_acc.h"
+#include "base/pm_exact_int.h"
 #include "pm_csr_int.h"
 #include "pmesh/pm_error.h"
 

@@ -2,7 +2,7 @@
 #ifndef PMESH_PM_CSR_INT_H
 #define PMESH_PM_CSR_INT_H
 
-#include "base/pm_exact_acc.h"
+#include "base/pm_exact_int.h"
 #include "pmesh/pm_csr.h"
 
 /** pm_csr_spmv, with the terms x_i y_i of x.y added exactly to acc[0] and acc[1] (alternate

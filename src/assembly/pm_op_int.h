@@ -3,7 +3,7 @@
 #ifndef PMESH_PM_OP_INT_H
 #define PMESH_PM_OP_INT_H
 
-#include "base/pm_exact_acc.h"
+#include "base/pm_exact_int.h"
 #include "pmesh/pm_op.h"
 
 /** y = A x and the local part of x.y: into *xy (xy non-NULL) summed in floating point over

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "pm_alloc_int.h"
 #ifdef __linux__
 #include <sys/mman.h>
 #endif

@@ -1,5 +1,5 @@
 /* pm_exact.c - exact sums of doubles (a long fixed-point accumulator), their correct rounding,
- * their MPI reduction, and the binned front end of pm_exact_acc.h.
+ * their MPI reduction, and the binned front end of pm_exact_int.h.
  *
  * Chunk k of a pm_exact_t weighs 2^(32 k - 1074).  Normalised, chunks 0 .. K-2 lie in [0, 2^32)
  * and the top chunk is signed: one representation per number, so two ranks holding the same sum
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_exact_acc.h"
+#include "base/pm_comm_int.h"
+#include "pm_exact_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_halo_impl.h"
+#include "pm_halo_exchange.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 

@@ -7,13 +7,15 @@
  * (sseg), and tells each rank, in one exchange, the row in its round of every root it will send
  * it (roff, on the receiving side).  A move then packs runs of the list, and the receiver puts
  * each arriving row at its row in the round: no position travels again. */
-#include "pmesh/pm_redist.h"
+#include "pm_redist.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_alloc_int.h"
+#include "base/pm_comm_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 

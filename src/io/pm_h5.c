@@ -24,11 +24,11 @@
 #include <unistd.h>
 
 #include "base/pm_util.h"
+#include "halo/pm_redist.h"
 #include "pm_h5io.h"
 #include "pm_xdmf.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_msh.h"
-#include "pmesh/pm_redist.h"
 #include "pmesh/pm_version.h"
 
 /* A narrow dataset moves several rounds per exchange and per H5Dwrite, up to WRITE_ROW_BYTES
@@ -46,10 +46,13 @@ static long prof_faults_;
 /* ------------------------------------------------------------------------------------------
  * Series (pm_h5_write is a series of one unnamed step written to /fields) */
 
+/* pm_h5_options_t as bits. */
+enum { H5_NO_PARTITION = 1, H5_NODE_FIELDS = 2 };
+
 struct pm_h5_series {
   MPI_Comm comm;
   int rank, nranks, single, failed; /* single: 1 a single result (pm_h5_result_create), 2 written */
-  int flags;                        /* PM_H5_NO_PARTITION */
+  int flags;                        /* H5_NO_PARTITION, H5_NODE_FIELDS (pm_h5_options_t) */
   unsigned long h5_errors0;         /* pm_h5io_error_count() when the series began */
   const pm_local_t *local;
   const pm_meta_t *meta;
@@ -387,7 +390,7 @@ static int series_write_mesh(pm_h5_series_t *s) {
   pm_redist_src_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, NULL};
   STEP(s->comm, write_rows(s, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, s->np, &xyz, NULL));
   STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, s->np, &gid, "node"));
-  int ranks = !(s->flags & PM_H5_NO_PARTITION);
+  int ranks = !(s->flags & H5_NO_PARTITION);
   if (ranks)
     STEP(s->comm, write_rows(s, gf, "/fields", "node_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, NULL, "node"));
   STEP(s->comm, write_elements(s, g));
@@ -404,12 +407,8 @@ cleanup:
 }
 
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
-                        const char *xmfpath, pm_h5_series_t **sp) {
-  return pm_h5_series_create_flags(comm, l, meta, h5path, xmfpath, 0, sp);
-}
-
-int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
-                              const char *xmfpath, int flags, pm_h5_series_t **sp) {
+                        const char *xmfpath, const pm_h5_options_t *h5opt, pm_h5_series_t **sp) {
+  int flags = h5opt ? (h5opt->no_partition ? H5_NO_PARTITION : 0) | (h5opt->node_fields ? H5_NODE_FIELDS : 0) : 0;
   int ierr = PM_OK;
   pm_h5_series_t *s = NULL;
   hid_t fapl = -1;
@@ -488,14 +487,14 @@ int pm_h5_series_create_flags(MPI_Comm comm, const pm_local_t *l, const pm_meta_
   pm_h5io_prof_add(PM_H5_PROF_OPEN, pm_h5io_prof_now() - t0);
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  if (flags & PM_H5_NODE_FIELDS) { /* a refined run's element plan is 10 bytes an element */
+  if (flags & H5_NODE_FIELDS) { /* a refined run's element plan is 10 bytes an element */
     pm_redist_destroy(&s->ep);
     free(s->esel);
     s->esel = NULL;
     pm_scratch_free(&s->conv);
   }
   ierr = pm_xdmf_add_field(&s->x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64);
-  if (!ierr && !(flags & PM_H5_NO_PARTITION)) {
+  if (!ierr && !(flags & H5_NO_PARTITION)) {
     ierr = pm_xdmf_add_field(&s->x, -1, "/fields/node_rank", "node_rank", 0, PM_XDMF_INT32);
     if (!ierr) ierr = pm_xdmf_add_field(&s->x, -1, "/fields/cell_rank", "cell_rank", 1, PM_XDMF_INT32);
   }
@@ -529,7 +528,7 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
     else if (strcmp(nm, "node_rank") == 0 || strcmp(nm, "cell_rank") == 0 || strcmp(nm, "cell_group") == 0 ||
              strcmp(nm, "global_id") == 0)
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field name '%s' is reserved (pmesh writes it itself)", nm);
-    else if (fields[f].on_elements && (s->flags & PM_H5_NODE_FIELDS))
+    else if (fields[f].on_elements && (s->flags & H5_NODE_FIELDS))
       ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field '%s': this series writes node fields only", nm);
     else if (!fields[f].data &&
              (fields[f].on_elements ? s->local->n_elems > 0 : s->local->n_total + s->local->n_aux > 0))
@@ -627,7 +626,7 @@ static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int na
   PM_TRY(pm_h5io_attr_str(root, "format", PM_H5_FORMAT, w));
   PM_TRY(pm_h5io_attr_i64(root, "format_version", PM_H5_FORMAT_VERSION, w));
   PM_TRY(pm_h5io_attr_str(root, "pmesh_version", PMESH_VERSION, w));
-  if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_i64(root, "nranks", s->nranks, w));
+  if (!(s->flags & H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_i64(root, "nranks", s->nranks, w));
   PM_TRY(pm_h5io_attr_i64(root, "dim", m->dim, w));
   PM_TRY(pm_h5io_attr_i64(root, "global_nodes", m->global_nodes, w));
   PM_TRY(pm_h5io_attr_i64(root, "global_elems", m->global_elems, w));
@@ -635,7 +634,7 @@ static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int na
   PM_TRY(pm_h5io_attr_i64(root, "n_quadrangles", s->x.ttot[PM_MSH_QUAD], w));
   PM_TRY(pm_h5io_attr_i64(root, "n_lines", s->x.ttot[PM_MSH_LINE], w));
   PM_TRY(pm_h5io_attr_u64(root, "mesh_fingerprint", s->mesh_fp, w));
-  if (!(s->flags & PM_H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
+  if (!(s->flags & H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
   PM_TRY(pm_h5io_attr_str(root, "mesh_file", m->source ? m->source : "", w));
   PM_TRY(pm_h5io_attr_u64(root, "mesh_file_checksum", m->source_checksum, w));
   PM_TRY(group_names_attr(root, m, w));
@@ -746,13 +745,8 @@ int pm_h5_series_close(pm_h5_series_t **sp, const pm_h5_attr_t *attrs, int nattr
 }
 
 int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                        const char *xmfpath, pm_h5_series_t **s) {
-  return pm_h5_result_create_flags(comm, local, meta, h5path, xmfpath, 0, s);
-}
-
-int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                              const char *xmfpath, int flags, pm_h5_series_t **s) {
-  PM_CALL(pm_h5_series_create_flags(comm, local, meta, h5path, xmfpath, flags, s));
+                        const char *xmfpath, const pm_h5_options_t *opt, pm_h5_series_t **s) {
+  PM_CALL(pm_h5_series_create(comm, local, meta, h5path, xmfpath, opt, s));
   (*s)->single = 1; /* 2 once its fields are written */
   return PM_OK;
 }
@@ -760,7 +754,7 @@ int pm_h5_result_create_flags(MPI_Comm comm, const pm_local_t *local, const pm_m
 int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const pm_h5_field_t *fields, int nfields,
                 const pm_h5_attr_t *attrs, int nattrs, const char *h5path, const char *xmfpath) {
   pm_h5_series_t *s = NULL;
-  PM_CALL(pm_h5_result_create(comm, local, meta, h5path, xmfpath, &s));
+  PM_CALL(pm_h5_result_create(comm, local, meta, h5path, xmfpath, NULL, &s));
   int ierr = pm_h5_series_write(s, 0.0, fields, nfields);
   if (ierr) {
     pm_error_trace(__FILE__, __LINE__);

@@ -10,9 +10,12 @@
 #include <stdint.h>
 #include <threads.h>
 
+#include "base/pm_alloc_int.h"
+#include "base/pm_comm_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 #define PM_H5_FORMAT "pmesh-h5"
 enum {

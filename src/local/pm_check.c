@@ -11,6 +11,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 /* Owner of a global id: binary search in (gid, rank) pairs sorted by gid. */
 typedef struct owner_map {

@@ -6,6 +6,7 @@
 
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_meta.h"
 
 static uint64_t mix64(uint64_t h) { /* splitmix64's finalizer */
   h ^= h >> 30;

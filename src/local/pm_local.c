@@ -16,7 +16,7 @@
 #include "base/pm_fmt.h"
 #include "base/pm_scan.h"
 #include "base/pm_util.h"
-#include "pm_local_io.h"
+#include "pm_local_int.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_msh.h"
 

@@ -1,14 +1,15 @@
-/* pm_meta.c - the partition metadata file DIR/partition.meta (pm_meta_t, declared in
- * pm_local.h): written through a temporary name, read with every key and value checked. */
+/* pm_meta.c - the partition metadata file DIR/partition.meta (pmesh/pm_meta.h): written through
+ * a temporary name, read with every key and value checked. */
+#include "pmesh/pm_meta.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pm_scan.h"
-#include "pm_local_io.h"
+#include "pm_local_int.h"
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_local.h"
 
 int pm_meta_path(const char *dir, char *buf, size_t size) {
   int n = snprintf(buf, size, "%s/partition.meta", dir);
@@ -20,14 +21,23 @@ int pm_meta_write(const pm_meta_t *m, const char *path) {
   pm_out_file_t o;
   PM_CALL(pm_local_out_open(&o, path));
   FILE *fp = o.fp;
+  int version = m->refine_levels > 0                   ? PM_META_VERSION_REFINED
+                : m->version < PM_META_VERSION_REFINED ? m->version
+                                                       : PM_META_VERSION;
   fprintf(fp,
           "#PMESH_PARTITION\nversion %d\nnparts %d\ndim %d\nglobal_nodes %" PRId64 "\nglobal_elements %" PRId64 "\n",
-          m->version, m->nparts, m->dim, m->global_nodes, m->global_elems);
+          version, m->nparts, m->dim, m->global_nodes, m->global_elems);
   fprintf(fp,
           "source_checksum %016" PRIx64 "\nmethod %s\nhalo %s\nseed %" PRId64 "\nufactor %" PRId64
           "\nfingerprint %016" PRIx64 "\n",
           m->source_checksum, m->method, m->halo, m->seed, m->ufactor, m->fingerprint);
-  if (m->version >= 2) fprintf(fp, "mesh_fingerprint %016" PRIx64 "\n", m->mesh_fingerprint);
+  if (version >= 2) fprintf(fp, "mesh_fingerprint %016" PRIx64 "\n", m->mesh_fingerprint);
+  if (version >= 3)
+    fprintf(fp,
+            "refine_levels %d\ncoarse_fingerprint %016" PRIx64 "\ncoarse_mesh_fingerprint %016" PRIx64
+            "\ncoarse_global_nodes %" PRId64 "\ncoarse_global_elements %" PRId64 "\n",
+            m->refine_levels, m->coarse_fingerprint, m->coarse_mesh_fingerprint, m->coarse_global_nodes,
+            m->coarse_global_elems);
   fprintf(fp, "groups %d\n", m->n_groups);
   for (int g = 0; g < m->n_groups; g++) fprintf(fp, "group %d %s\n", m->group_dim[g], m->group_name[g]);
   fprintf(fp, "source %s\n", m->source); /* last: the rest of the line, spaces allowed */
@@ -86,12 +96,24 @@ static int meta_hex(pm_scan_t *s, const char *key, uint64_t *v) {
   return PM_OK;
 }
 
+/* Version 3: the refinement and the coarse partition it started from. */
+static int meta_refined(pm_scan_t *s, pm_meta_t *m) {
+  int64_t x;
+  PM_CALL(meta_int(s, "refine_levels", 1, 64, &x));
+  m->refine_levels = (int)x;
+  PM_CALL(meta_hex(s, "coarse_fingerprint", &m->coarse_fingerprint));
+  PM_CALL(meta_hex(s, "coarse_mesh_fingerprint", &m->coarse_mesh_fingerprint));
+  PM_CALL(meta_int(s, "coarse_global_nodes", 1, INT64_MAX, &m->coarse_global_nodes));
+  PM_CALL(meta_int(s, "coarse_global_elements", 1, INT64_MAX, &m->coarse_global_elems));
+  return PM_OK;
+}
+
 static int meta_read(pm_scan_t *s, pm_meta_t *m) {
   int64_t x;
   PM_CALL(pm_scan_expect(s, "#PMESH_PARTITION"));
   PM_CALL(meta_int(s, "version", 1, 1000, &x));
-  PM_CHECK(x == 1 || x == 2, PM_ERR_UNSUPPORTED,
-           "%s:%lld: partition format version %lld; this pmesh reads versions 1 and 2 (re-run partition)", s->path,
+  PM_CHECK(x >= 1 && x <= PM_META_VERSION_REFINED, PM_ERR_UNSUPPORTED,
+           "%s:%lld: partition format version %lld; this pmesh reads versions 1 to 3 (re-run partition)", s->path,
            (long long)s->line, (long long)x);
   m->version = (int)x;
   PM_CALL(meta_int(s, "nparts", 1, 1 << 24, &x));
@@ -110,6 +132,7 @@ static int meta_read(pm_scan_t *s, pm_meta_t *m) {
     PM_CALL(meta_hex(s, "mesh_fingerprint", &m->mesh_fingerprint));
     m->has_mesh_fingerprint = 1;
   }
+  if (m->version >= 3) PM_CALL(meta_refined(s, m));
   PM_CALL(meta_int(s, "groups", 0, 99999, &x));
   PM_CHECK(x * 8 <= pm_scan_remaining(s), PM_ERR_FORMAT,
            "%s:%lld: groups %lld: more group lines than the rest of the file can hold (a truncated file?)", s->path,

@@ -145,6 +145,79 @@ static int msh_read_names(msh_rd_t *r) {
   return pm_msh_rd_end(r, "$EndPhysicalNames", ": $PhysicalNames holds more names than its header announces");
 }
 
+/* A physical tag that $PhysicalNames names: which dimensions name it and which use it (an entity
+ * in 4.1, an element in 2.2), with the first name and the first user of each. */
+typedef struct msh_named {
+  int32_t tag;
+  int named, used; /* bit d: dimension d */
+  int64_t namer[4], user[4];
+} msh_named_t;
+
+static int msh_named_cmp(const void *a, const void *b) {
+  const msh_named_t *x = a, *y = b;
+  return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* Record that `who` (entity or element index) of dimension dim has physical tag `tag`. */
+static void msh_use(msh_named_t *t, int64_t nt, int32_t tag, int dim, int64_t who) {
+  msh_named_t key = {.tag = tag};
+  msh_named_t *s = bsearch(&key, t, (size_t)nt, sizeof *t, msh_named_cmp);
+  if (s && !(s->used >> dim & 1)) {
+    s->used |= 1 << dim;
+    s->user[dim] = who;
+  }
+}
+
+/* After the memberships (2.2 and 4.1): a $PhysicalNames entry (dimension d', tag p) is an error
+ * when no entity (4.1) or element (2.2) of dimension d' has physical tag p while one of another
+ * dimension d has it and no name is given to (d, p): the name was written with the wrong
+ * dimension, and the group would be known by its number only. */
+static int msh_check_names(msh_rd_t *r) {
+  const pm_msh_t *m = r->m;
+  int64_t nn = m->n_phys_names, nt = 0;
+  if (nn == 0) return PM_OK;
+  msh_named_t *t = NULL;
+  PM_CALL(PM_CALLOC(t, nn, "named physical tags"));
+  /* The distinct named tags, sorted; then one lookup per use (linear in the uses). */
+  for (int64_t i = 0; i < nn; i++) t[i].tag = m->phys_names[i].tag;
+  qsort(t, (size_t)nn, sizeof *t, msh_named_cmp);
+  for (int64_t i = 0; i < nn; i++)
+    if (nt == 0 || t[nt - 1].tag != t[i].tag) t[nt++].tag = t[i].tag;
+  for (int64_t i = nn - 1; i >= 0; i--) { /* backwards: the first name of each dimension stays */
+    msh_named_t key = {.tag = m->phys_names[i].tag}, *s = bsearch(&key, t, (size_t)nt, sizeof *t, msh_named_cmp);
+    s->named |= 1 << m->phys_names[i].dim;
+    s->namer[m->phys_names[i].dim] = i;
+  }
+  if (r->v41) {
+    for (int64_t i = 0; i < r->n_ent; i++)
+      for (int64_t p = 0; p < r->ent[i].n; p++) msh_use(t, nt, r->ent_phys[r->ent[i].off + p], r->ent[i].dim, i);
+  } else {
+    for (int64_t i = 0; i < m->n_member; i++)
+      msh_use(t, nt, m->member_phys[i], pm_msh_type_dim(m->elem_type[m->member_elem[i]]), m->member_elem[i]);
+  }
+  int ierr = PM_OK;
+  for (int64_t k = 0; k < nt && ierr == PM_OK; k++) {
+    int lost = t[k].named & ~t[k].used, unnamed = t[k].used & ~t[k].named;
+    if (!lost || !unnamed) continue;
+    int dn = 0, du = 0;
+    while (!(lost >> dn & 1)) dn++;
+    while (!(unnamed >> du & 1)) du++;
+    char by[128];
+    if (r->v41)
+      snprintf(by, sizeof by, "entity (dimension %d, tag %d)", du, (int)r->ent[t[k].user[du]].tag);
+    else
+      snprintf(by, sizeof by, "element %lld (dimension %d)", (long long)m->elem_tag[t[k].user[du]], du);
+    ierr = MSH_FAIL_AT(r, r->name_at[t[k].namer[dn]], PM_ERR_FORMAT,
+                       "$PhysicalNames names physical group (dimension %d, tag %d) \"%s\", but no %s of dimension %d "
+                       "has physical tag %d; %s has it, and no name is given to dimension %d: a physical group is "
+                       "its dimension and tag, so the name was probably written with the wrong dimension",
+                       dn, (int)t[k].tag, m->phys_names[t[k].namer[dn]].name, r->v41 ? "entity" : "element", dn,
+                       (int)t[k].tag, by, du);
+  }
+  free(t);
+  return ierr;
+}
+
 static int msh_alloc_nodes(msh_rd_t *r, int64_t n) {
   pm_msh_t *m = r->m;
   PM_CALL(PM_MALLOC(m->node_tag, n, "node tags"));
@@ -658,7 +731,7 @@ static int msh_read_sections(msh_rd_t *r) {
     PM_CALL(pm_msh_ent_check_blocks(r));
     PM_CALL(pm_msh_ent_members(r));
   }
-  return pm_msh_ent_check_names(r);
+  return msh_check_names(r);
 }
 
 int pm_msh_read(const char *path, pm_msh_t **msh) {

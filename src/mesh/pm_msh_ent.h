@@ -39,12 +39,6 @@ int pm_msh_ent_check_blocks(msh_rd_t *r);
  *  block's entity (m->member_elem, m->member_phys).  Not collective. */
 int pm_msh_ent_members(msh_rd_t *r);
 
-/** After the memberships (2.2 and 4.1): a $PhysicalNames entry (dimension d', tag p) is an error
- *  when no entity (4.1) or element (2.2) of dimension d' has physical tag p while one of another
- *  dimension d has it and no name is given to (d, p): the name was written with the wrong
- *  dimension, and the group would be known by its number only.  Not collective. */
-int pm_msh_ent_check_names(msh_rd_t *r);
-
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -23,8 +23,8 @@ void pm_graph_free(pm_graph_t *g) {
 }
 
 /* Number of (directed) neighbour pairs element e contributes to node k-th in the element. */
-static int elem_pairs(int nv, pm_halo_kind_t halo) {
-  return halo == PM_HALO_ELEMENT || nv <= 2 ? nv - 1 : 2;
+static int elem_pairs(int nv, pm_adjacency_t halo) {
+  return halo == PM_ADJACENCY_ELEMENT || nv <= 2 ? nv - 1 : 2;
 }
 
 static void sort_row(int32_t *v, int64_t n) {
@@ -44,7 +44,7 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int pm_graph_build(const pm_mesh_t *m, pm_halo_kind_t halo, pm_graph_t *g) {
+int pm_graph_build(const pm_mesh_t *m, pm_adjacency_t halo, pm_graph_t *g) {
   int ierr = PM_OK;
   int64_t n = m->n_nodes;
   int64_t *cnt = NULL;
@@ -68,7 +68,7 @@ int pm_graph_build(const pm_mesh_t *m, pm_halo_kind_t halo, pm_graph_t *g) {
     for (int a = 0; a < nv; a++) {
       int64_t u = m->elem_node[k0 + a];
       int32_t *row = g->adj + g->xadj[u];
-      if (halo == PM_HALO_ELEMENT || nv <= 2) {
+      if (halo == PM_ADJACENCY_ELEMENT || nv <= 2) {
         for (int b = 0; b < nv; b++)
           if (b != a) row[cnt[u]++] = (int32_t)m->elem_node[k0 + b];
       } else {
@@ -270,7 +270,7 @@ int pm_part_compute(const pm_mesh_t *m, const pm_graph_t *g, const pm_part_optio
 struct pm_part_plan {
   const pm_mesh_t *mesh;
   const pm_graph_t *graph;
-  pm_halo_kind_t halo;
+  pm_adjacency_t halo;
   const int32_t *part;
   int nparts;
   int64_t *int_ptr, *int_node;   /* internal nodes per rank, ascending */
@@ -325,7 +325,7 @@ static int elem_parts(const pm_mesh_t *m, const int32_t *part, int64_t e, int32_
   return k;
 }
 
-int pm_part_plan_create(const pm_mesh_t *m, const pm_graph_t *g, pm_halo_kind_t halo, const int32_t *part, int nparts,
+int pm_part_plan_create(const pm_mesh_t *m, const pm_graph_t *g, pm_adjacency_t halo, const int32_t *part, int nparts,
                         pm_part_plan_t **plan) {
   int ierr = PM_OK;
   pm_part_plan_t *p = NULL;

@@ -19,6 +19,7 @@
 #include "base/pm_scan.h"
 #include "base/pm_util.h"
 #include "pm_refine_comm.h"
+#include "pm_refine_build.h"
 #include "pm_refine_work.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
@@ -426,6 +427,36 @@ uint64_t pm_refine_fingerprint(uint64_t coarse) {
   return pm_fnv1a(coarse, "refine", 6);
 }
 
+/* Parents: the coarse nodes each fine node (fc: its candidate) interpolates.  Local. */
+static int build_parents(const work_t *w, const pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
+  const pm_local_t *c = w->c;
+  pm_refine_parents_t *pa = NULL;
+  int ierr = PM_OK;
+  PM_TRY(PM_CALLOC(pa, 1, "refinement parents"));
+  pa->n = f->n_total;
+  PM_TRY(PM_MALLOC(pa->ptr, pa->n + 1, "refinement parents"));
+  PM_TRY(PM_MALLOC(pa->node, 4 * (int64_t)pa->n, "refinement parents"));
+  pa->ptr[0] = 0;
+  for (int32_t i = 0; i < pa->n; i++) {
+    int32_t k = fc[i], *out = pa->node + pa->ptr[i], np = 0;
+    if (k < w->nv) {
+      out[np++] = k;
+    } else if (k < w->nv + w->ne) {
+      out[np++] = w->edge[k - w->nv].a;
+      out[np++] = w->edge[k - w->nv].b;
+    } else {
+      int32_t e = w->quad_elem[k - w->nv - w->ne];
+      for (int j = 0; j < 4; j++) out[np++] = c->elem_node[c->elem_ptr[e] + j];
+    }
+    pa->ptr[i + 1] = pa->ptr[i] + np;
+  }
+  *parents = pa;
+  pa = NULL;
+cleanup:
+  pm_refine_parents_destroy(&pa);
+  return ierr;
+}
+
 int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents) {
   work_t w = {0};
   pm_local_t *f = NULL;
@@ -472,7 +503,8 @@ int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, 
     f->fingerprint = pm_refine_fingerprint(coarse->fingerprint);
     ierr = pm_refine_build_nodes(&w, f, &fc);
   }
-  if (!ierr) ierr = pm_refine_build_cells(&w, f, fc, parents);
+  if (!ierr) ierr = pm_refine_build_cells(&w, f, fc);
+  if (!ierr && parents) ierr = build_parents(&w, f, fc, parents);
   ierr = pm_comm_agree(comm, ierr);
   if (ierr) goto cleanup;
   *fine = f;

@@ -1,10 +1,10 @@
 /* pm_refine_build.c - the fine local mesh of one refinement level from its numbering
- * (pm_refine.c): nodes and tables, then elements, groups and parents. */
+ * (pm_refine.c): nodes and tables, then elements and groups. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pm_util.h"
-#include "pm_refine_work.h"
+#include "pm_refine_build.h"
 #include "pmesh/pm_error.h"
 
 /* Nodes (internal by index, externals by owner then index), tables, coordinates.  Local. */
@@ -229,38 +229,8 @@ static int build_group(const work_t *w, pm_local_t *f, const int32_t *fc, const 
   return group_faces(w, L, F);
 }
 
-/* Parents: the coarse nodes each fine node interpolates.  Local. */
-static int build_parents(const work_t *w, const pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
-  const pm_local_t *c = w->c;
-  int ierr = PM_OK;
-  pm_refine_parents_t *pa = NULL;
-  PM_TRY(PM_CALLOC(pa, 1, "refinement parents"));
-  pa->n = f->n_total;
-  PM_TRY(PM_MALLOC(pa->ptr, pa->n + 1, "refinement parents"));
-  PM_TRY(PM_MALLOC(pa->node, 4 * (int64_t)pa->n, "refinement parents"));
-  pa->ptr[0] = 0;
-  for (int32_t i = 0; i < pa->n; i++) {
-    int32_t k = fc[i], *out = pa->node + pa->ptr[i], np = 0;
-    if (k < w->nv) {
-      out[np++] = k;
-    } else if (k < w->nv + w->ne) {
-      out[np++] = w->edge[k - w->nv].a;
-      out[np++] = w->edge[k - w->nv].b;
-    } else {
-      int32_t e = w->quad_elem[k - w->nv - w->ne];
-      for (int j = 0; j < 4; j++) out[np++] = c->elem_node[c->elem_ptr[e] + j];
-    }
-    pa->ptr[i + 1] = pa->ptr[i] + np;
-  }
-  *parents = pa;
-  pa = NULL;
-cleanup:
-  pm_refine_parents_destroy(&pa);
-  return ierr;
-}
-
-/* Elements, groups and parents.  Local. */
-int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
+/* Elements and groups.  Local. */
+int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc) {
   const pm_local_t *c = w->c;
   int ierr = PM_OK;
   int32_t *felem = NULL; /* [n_elems*m]: fine element of each kept child, -1 */
@@ -268,7 +238,6 @@ int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine
   PM_TRY(PM_CALLOC(f->groups, c->n_groups, "refined groups"));
   f->n_groups = c->n_groups;
   for (int g = 0; g < c->n_groups; g++) PM_TRY(build_group(w, f, fc, felem, g));
-  if (parents) PM_TRY(build_parents(w, f, fc, parents));
 cleanup:
   free(felem);
   return ierr;

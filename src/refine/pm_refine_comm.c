@@ -12,7 +12,6 @@ int pm_refine_alltoallv(MPI_Comm comm, MPI_Datatype type, size_t size, const int
   int P, ierr = PM_OK;
   int *rc = NULL, *sd = NULL, *rd = NULL;
   char *rb = NULL;
-  MPI_Request req;
   MPI_Comm_size(comm, &P);
   *rcount = NULL;
   *rbuf = NULL;
@@ -22,8 +21,8 @@ int pm_refine_alltoallv(MPI_Comm comm, MPI_Datatype type, size_t size, const int
 cleanup:
   ierr = pm_comm_agree(comm, ierr);
   int mpi = MPI_SUCCESS;
-  if (!ierr) mpi = pm_comm_wait(MPI_Ialltoall(scount, 1, MPI_INT, rc, 1, MPI_INT, comm, &req), &req);
-  if (mpi != MPI_SUCCESS) ierr = pm_mpi_error(mpi, __FILE__, __LINE__, "MPI_Ialltoall");
+  if (!ierr) mpi = pm_comm_alltoall(scount, rc, 1, MPI_INT, comm);
+  if (mpi != MPI_SUCCESS) ierr = pm_mpi_error(mpi, __FILE__, __LINE__, "pm_comm_alltoall");
   int64_t ns = 0, nr = 0;
   for (int q = 0; !ierr && q < P; q++) {
     sd[q] = (int)ns;
@@ -37,8 +36,8 @@ cleanup:
   if (!ierr) ierr = PM_MALLOC(rb, (size_t)nr * size, "all-to-all receive buffer");
   ierr = pm_comm_agree(comm, ierr);
   if (!ierr) {
-    mpi = pm_comm_wait(MPI_Ialltoallv(sbuf, scount, sd, type, rb, rc, rd, type, comm, &req), &req);
-    if (mpi != MPI_SUCCESS) ierr = pm_mpi_error(mpi, __FILE__, __LINE__, "MPI_Ialltoallv");
+    mpi = pm_comm_alltoallv(sbuf, scount, sd, rb, rc, rd, type, comm);
+    if (mpi != MPI_SUCCESS) ierr = pm_mpi_error(mpi, __FILE__, __LINE__, "pm_comm_alltoallv");
   }
   free(sd);
   free(rd);
@@ -118,10 +117,9 @@ cleanup:
     run += c;
   }
   int64_t base = 0, sum[1] = {run}, all = 0;
-  MPI_Request req;
-  int mpi = pm_comm_wait(MPI_Iexscan(sum, &base, 1, MPI_INT64_T, MPI_SUM, comm, &req), &req);
+  int mpi = pm_comm_exscan(sum, &base, 1, MPI_INT64_T, MPI_SUM, comm);
   if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(sum, &all, 1, MPI_INT64_T, MPI_SUM, comm);
-  if (mpi != MPI_SUCCESS && !ierr) ierr = pm_mpi_error(mpi, __FILE__, __LINE__, "MPI_Iexscan");
+  if (mpi != MPI_SUCCESS && !ierr) ierr = pm_mpi_error(mpi, __FILE__, __LINE__, "pm_comm_exscan");
   if (rank == 0) base = 0; /* MPI_Exscan leaves rank 0's result undefined */
   ierr = pm_comm_agree(comm, ierr);
   if (ierr) goto done;

@@ -13,7 +13,7 @@
  *  rank; this rank holds n items at positions index[i] with count[i] >= 0.  offset[i] = the sum
  *  of the counts at positions below index[i] (over all ranks); *total = the sum of all counts.
  *  The counts go to the rank holding the slab of their positions (a block distribution), each
- *  slab is summed locally, the slabs' sums are scanned (MPI_Exscan) and the offsets sent back.
+ *  slab is summed locally, the slabs' sums are scanned (pm_comm_exscan) and the offsets sent back.
  *  Errors are agreed.  Collective on comm. */
 int pm_refine_exscan(MPI_Comm comm, int64_t n_global, int32_t n, const int64_t *index, const int64_t *count,
                      int64_t *offset, int64_t *total);

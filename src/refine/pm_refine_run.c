@@ -14,8 +14,9 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_msh.h"
-#include "pmesh/pm_refine.h"
+#include "pmesh/pm_refine_run.h"
 
 static int local_dim(const pm_local_t *c) {
   for (int32_t e = 0; e < c->n_elems; e++)
@@ -217,6 +218,18 @@ int pm_refine_meta(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, pm_m
   m->global_elems = all[1];
   m->fingerprint = f->fingerprint;
   m->has_mesh_fingerprint = 1;
+  /* The refinements between `in` and f: each applies pm_refine_fingerprint once. */
+  int k = 0;
+  for (uint64_t fp = in->fingerprint; fp != f->fingerprint && k <= 64; k++) fp = pm_refine_fingerprint(fp);
+  if (k > 0 && k <= 64) {
+    if (in->refine_levels == 0) {
+      m->coarse_fingerprint = in->fingerprint;
+      m->coarse_mesh_fingerprint = in->mesh_fingerprint;
+      m->coarse_global_nodes = in->global_nodes;
+      m->coarse_global_elems = in->global_elems;
+    }
+    m->refine_levels = in->refine_levels + k;
+  }
   ierr = pm_fingerprint_local(comm, f, m, &m->mesh_fingerprint);
   if (ierr) {
     pm_meta_destroy(&m);

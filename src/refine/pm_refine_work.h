@@ -106,10 +106,4 @@ static inline int has_bit(const work_t *w, int32_t k, int g) {
   return (int)(w->cbits[(int64_t)k * w->W + g / 64] >> (g % 64) & 1);
 }
 
-/** Nodes (internal by index, externals by owner then index), tables, coordinates; *fine_cand
- *  receives each fine node's candidate.  Not collective. */
-int pm_refine_build_nodes(work_t *w, pm_local_t *f, int32_t **fine_cand);
-/** Elements, groups and (parents != NULL) each fine node's coarse parents.  Not collective. */
-int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents);
-
 #endif

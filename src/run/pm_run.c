@@ -1,4 +1,4 @@
-/* pm_run.c - a run as library calls: the collective load of a partition, the steady and the
+/* pm_run.c - a run as library calls on a loaded partition (pm_partition.c): the steady and the
  * backward-Euler drivers, initial states, error norms and the result's attributes. */
 #define _POSIX_C_SOURCE 200809L
 #include "pmesh/pm_run.h"
@@ -11,105 +11,12 @@
 #include <sys/stat.h>
 
 #include "base/pm_util.h"
+#include "pm_partition_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_mg.h"
-
-/* ---------------------------------------------------------------- errors */
-
-/* An error every rank meets alike: rank 0 records it, the others return PM_ERR_REMOTE, so that it
- * is reported once.  Collective in effect (every rank calls it at the same point). */
-static int global_error(int rank, int code, const char *file, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-static int global_error(int rank, int code, const char *file, int line, const char *fmt, ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return pm_error_set(rank == 0 ? code : PM_ERR_REMOTE, file, line, "%s", msg);
-}
-
-/* pm_comm_agree, and when every rank failed (the same file missing everywhere, ...) only rank 0
- * keeps its code.  Collective. */
-static int agree_alike(MPI_Comm comm, int rank, int ierr) {
-  int all = pm_comm_agree(comm, ierr);
-  if (!all) return PM_OK;
-  int failed = ierr != PM_OK, everyone = 0;
-  if (pm_comm_allreduce(&failed, &everyone, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return all;
-  return everyone && rank != 0 ? PM_ERR_REMOTE : all;
-}
-
-/* ---------------------------------------------------------------- loading */
-
-int pm_partition_load(MPI_Comm comm, const char *dir, pm_exchange_t kind, pm_partition_t **part) {
-  int ierr = PM_OK;
-  pm_partition_t *p = NULL;
-  char path[4400];
-  *part = NULL;
-  ierr = PM_CALLOC(p, 1, "partition");
-  if (!ierr) {
-    p->comm = comm;
-    MPI_Comm_rank(comm, &p->rank);
-    MPI_Comm_size(comm, &p->size);
-    ierr = pm_strdup(dir, &p->dir);
-  }
-  if (!ierr) ierr = pm_meta_path(dir, path, sizeof path);
-  if (!ierr) ierr = pm_meta_read(path, &p->meta);
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  PM_TRY(agree_alike(comm, rank, ierr));
-
-  /* The same metadata everywhere, and one part per rank: checks every rank sees alike. */
-  uint64_t fp[2] = {p->meta->fingerprint, ~p->meta->fingerprint};
-  PM_TRY_CHECK(pm_comm_allreduce(MPI_IN_PLACE, fp, 2, MPI_UINT64_T, MPI_MAX, comm) == MPI_SUCCESS, PM_ERR_MPI,
-               "cannot compare the partition's fingerprints across ranks");
-  if (fp[0] != ~fp[1])
-    PM_TRY(global_error(rank, PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                        "%s: the ranks read different metadata (did it change while the job started?)", path));
-  if (p->meta->nparts != p->size)
-    PM_TRY(global_error(rank, PM_ERR_ARG, __FILE__, __LINE__, "%s has %d parts but the job has %d ranks", dir,
-                        p->meta->nparts, p->size));
-
-  /* Every rank its own file. */
-  ierr = pm_local_path(dir, rank, path, sizeof path);
-  if (!ierr) ierr = pm_local_read(path, rank, &p->local);
-  if (!ierr && !p->local->has_mesh)
-    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: has only the lecture's tables (no #GLOBALID, #ELEMENT)",
-                        path);
-  if (!ierr && (p->local->fingerprint != p->meta->fingerprint || p->local->nparts != p->meta->nparts))
-    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                        "%s: belongs to another partition than %s/partition.meta (fingerprint %016" PRIx64
-                        ", expected %016" PRIx64 "): re-run partition",
-                        path, dir, p->local->fingerprint, p->meta->fingerprint);
-  PM_TRY(pm_comm_agree(comm, ierr));
-  ierr = pm_halo_create(comm, p->local, kind, &p->halo);
-  PM_TRY(pm_comm_agree(comm, ierr));
-  *part = p;
-  p = NULL;
-cleanup:
-  pm_partition_destroy(&p);
-  return ierr;
-}
-
-void pm_partition_destroy(pm_partition_t **part) {
-  if (!part || !*part) return;
-  pm_partition_t *p = *part;
-  pm_halo_destroy(&p->halo);
-  for (int k = 0; p->level_mesh && k < p->levels; k++) pm_local_destroy(&p->level_mesh[k]); /* [levels]: local */
-  for (int k = 0; p->level_parents && k < p->levels; k++) pm_refine_parents_destroy(&p->level_parents[k]);
-  free(p->level_mesh);
-  free(p->level_parents);
-  pm_local_destroy(&p->local);
-  pm_meta_destroy(&p->meta);
-  free(p->dir);
-  free(p);
-  *part = NULL;
-}
 
 /* ---------------------------------------------------------------- options, values, norms */
 
@@ -164,7 +71,7 @@ static int error_norms(const pm_partition_t *part, const double *u, pm_value_t e
   }
   pm_expr_destroy(&ex);
   free(w);
-  PM_CALL(agree_alike(part->comm, part->rank, ierr));
+  PM_CALL(pm_partition_agree_alike(part->comm, part->rank, ierr));
   PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &err[0], 1, MPI_DOUBLE, MPI_MAX, part->comm));
   if (reproducible) {
     PM_CALL(pm_exact_allreduce(&l2, 1, part->comm));
@@ -177,14 +84,10 @@ static int error_norms(const pm_partition_t *part, const double *u, pm_value_t e
   return PM_OK;
 }
 
-int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, double *error_max,
-                       double *error_l2) {
-  return error_norms(part, u, exact, 0.0, 0, error_max, error_l2);
-}
-
-int pm_run_error_norms_time(const pm_partition_t *part, const double *u, pm_value_t exact, double t, double *error_max,
-                            double *error_l2) {
-  return error_norms(part, u, exact, t, 0, error_max, error_l2);
+int pm_run_error_norms(const pm_partition_t *part, const double *u, pm_value_t exact, const pm_run_norms_options_t *opt,
+                       double *error_max, double *error_l2) {
+  pm_run_norms_options_t o = opt ? *opt : (pm_run_norms_options_t){0};
+  return error_norms(part, u, exact, o.t, o.reproducible, error_max, error_l2);
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -287,26 +190,28 @@ static int check_options(run_t *r) {
   if (o->output && !o->output_xmf) {
     size_t len = strlen(o->output);
     if (len < 3 || strcmp(o->output + len - 3, ".h5") != 0 || len + 2 > sizeof r->xmf_buf)
-      return global_error(rank, PM_ERR_ARG, __FILE__, __LINE__, "the result file %s: its name must end in .h5",
-                          o->output);
+      return pm_partition_error_alike(rank, PM_ERR_ARG, __FILE__, __LINE__,
+                                      "the result file %s: its name must end in .h5", o->output);
     snprintf(r->xmf_buf, sizeof r->xmf_buf, "%.*s.xmf", (int)(len - 3), o->output);
     r->xmf = r->xmf_buf;
   } else {
     r->xmf = o->output_xmf;
   }
   if (r->transient && !(o->dt > 0 && isfinite(o->dt) && o->steps >= 1 && o->every >= 1))
-    return global_error(rank, PM_ERR_ARG, __FILE__, __LINE__,
-                        "a transient run needs a positive finite time step (%g), at least one step (%d) and a "
-                        "positive output interval (%d)",
-                        o->dt, o->steps, o->every);
+    return pm_partition_error_alike(
+        rank, PM_ERR_ARG, __FILE__, __LINE__,
+        "a transient run needs a positive finite time step (%g), at least one step (%d) and a "
+        "positive output interval (%d)",
+        o->dt, o->steps, o->every);
   pm_problem_item_t which = PM_PROBLEM_NONE;
   if (!r->transient && (pm_problem_depends_on_time(r->prob, &which) || pm_value_depends_on_time(o->exact))) {
     static const char *what[] = {"exact solution",      "source",       "conductivity",
                                  "Dirichlet condition", "Neumann flux", "Robin condition"};
-    return global_error(rank, PM_ERR_ARG, __FILE__, __LINE__,
-                        "the %s depends on the time t, which only a transient run defines (a steady run has no "
-                        "time)",
-                        what[which]);
+    return pm_partition_error_alike(
+        rank, PM_ERR_ARG, __FILE__, __LINE__,
+        "the %s depends on the time t, which only a transient run defines (a steady run has no "
+        "time)",
+        what[which]);
   }
   return PM_OK;
 }
@@ -364,9 +269,10 @@ static int assemble(run_t *r, double *u, pm_run_result_t *res) {
     PM_CALL(pm_comm_agree(comm, pm_fem_robin_integral(l, r->prob, &h_int)));
     PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &h_int, 1, MPI_DOUBLE, MPI_MAX, comm));
     if (!(h_int > 0))
-      return global_error(r->part->rank, PM_ERR_ARG, __FILE__, __LINE__,
-                          "no node has a Dirichlet value and no Robin condition has h > 0: the problem is singular "
-                          "(pure Neumann); add a Dirichlet or a Robin condition");
+      return pm_partition_error_alike(
+          r->part->rank, PM_ERR_ARG, __FILE__, __LINE__,
+          "no node has a Dirichlet value and no Robin condition has h > 0: the problem is singular "
+          "(pure Neumann); add a Dirichlet or a Robin condition");
   }
   res->t_assembly = MPI_Wtime() - t1;
   return PM_OK;
@@ -393,7 +299,7 @@ static int initial_state(run_t *r, double *u) {
     ierr = pm_h5_read_field(p->comm, p->local, p->meta, in->file, field, in->step, u);
     if (!ierr) ierr = check_finite(p->local, u, in->file, field);
   }
-  ierr = agree_alike(p->comm, p->rank, ierr); /* a file of another mesh: every rank meets it */
+  ierr = pm_partition_agree_alike(p->comm, p->rank, ierr); /* a file of another mesh: every rank meets it */
   if (!ierr) ierr = pm_halo_update(p->halo, u, MPI_DOUBLE, 1);
   if (!ierr) ierr = pm_fem_dirichlet(p->local, r->prob, 0.0, fixed, u);
   free(fixed);
@@ -421,8 +327,8 @@ static int finish(run_t *r, const double *u, pm_run_result_t *res) {
 
 /* A reproducible run's result leaves out the owner ranks: the file is then the same for any
  * partition.  A run writes node fields only. */
-static int h5_flags(const pm_run_options_t *o) {
-  return (o->cg.reproducible ? PM_H5_NO_PARTITION : 0) | PM_H5_NODE_FIELDS;
+static pm_h5_options_t h5_options(const pm_run_options_t *o) {
+  return (pm_h5_options_t){.no_partition = o->cg.reproducible, .node_fields = 1};
 }
 
 static void output_size(const run_t *r, pm_run_result_t *res) {
@@ -445,7 +351,8 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
    * solves. */
   if (opt->output) {
     double t = MPI_Wtime();
-    ierr = pm_h5_result_create_flags(part->comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &result);
+    pm_h5_options_t h5opt = h5_options(opt);
+    ierr = pm_h5_result_create(part->comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &result);
     res->t_output += MPI_Wtime() - t;
     PM_TRY(pm_comm_agree(part->comm, ierr));
     mark(res, PM_RUN_STAGE_MESH_OUTPUT);
@@ -586,7 +493,8 @@ int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc
   sum->t_total = sum->t_setup;
   if (opt->output) {
     double t = MPI_Wtime();
-    PM_TRY(pm_h5_series_create_flags(comm, part->local, part->meta, opt->output, r.xmf, h5_flags(opt), &series));
+    pm_h5_options_t h5opt = h5_options(opt);
+    PM_TRY(pm_h5_series_create(comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &series));
     res->t_output += MPI_Wtime() - t;
     PM_TRY(write_step(series, u, 0.0, res));
   }

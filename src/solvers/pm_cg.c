@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "assembly/pm_op_int.h"
-#include "base/pm_exact_acc.h"
+#include "base/pm_exact_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"

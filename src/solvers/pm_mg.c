@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_mg_own.h"
+#include "pm_mg_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "solvers/amg/pm_amg_cycle.h"
+#include "solvers/amg/pm_amg_int.h"
 #include "solvers/amg/pm_amg_rap.h"
 
 typedef struct pm_mg {

@@ -368,8 +368,8 @@ static void check_product(const char *what, const pm_csr_t *a, pm_halo_t *h, con
   free(y);
 }
 
-static void test_mesh(const char *dir, const char *name, pm_halo_kind_t halo) {
-  int edges_only = halo == PM_HALO_EDGE;
+static void test_mesh(const char *dir, const char *name, pm_adjacency_t halo) {
+  int edges_only = halo == PM_ADJACENCY_EDGE;
   char path[4096], what[256];
   snprintf(path, sizeof path, "%s/%s.msh", dir, name);
   snprintf(what, sizeof what, "%s, %s, %d ranks", name, edges_only ? "edges only" : "element couplings", g_size);
@@ -481,8 +481,8 @@ int main(int argc, char **argv) {
   test_hand_bar();
   for (int k = 0; k < nmesh; k++) {
     const char *name = argc > 1 ? argv[k + 1] : defaults[k];
-    test_mesh(dir, name, PM_HALO_ELEMENT);
-    test_mesh(dir, name, PM_HALO_EDGE);
+    test_mesh(dir, name, PM_ADJACENCY_ELEMENT);
+    test_mesh(dir, name, PM_ADJACENCY_EDGE);
   }
 
   long fails = 0, checks = 0;

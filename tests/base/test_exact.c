@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pm_exact_acc.h"
+#include "base/pm_exact_int.h"
 #include "pmesh/pm_exact.h"
 #include "tu_check.h"
 

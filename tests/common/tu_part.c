@@ -6,7 +6,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_mesh.h"
 
-int tu_part_local(const char *path, int nparts, int rank, pm_part_method_t method, pm_halo_kind_t halo,
+int tu_part_local(const char *path, int nparts, int rank, pm_part_method_t method, pm_adjacency_t halo,
                   pm_local_t **local, int *dim) {
   int ierr = PM_OK;
   pm_mesh_t *mesh = NULL;

@@ -8,7 +8,7 @@
 
 /** Rank `rank` of `nparts` parts of the mesh at `path` (method, halo kind; METIS seed 1,
  *  partition fingerprint 1); *dim is the mesh's dimension.  Not collective. */
-int tu_part_local(const char *path, int nparts, int rank, pm_part_method_t method, pm_halo_kind_t halo,
+int tu_part_local(const char *path, int nparts, int rank, pm_part_method_t method, pm_adjacency_t halo,
                   pm_local_t **local, int *dim);
 
 #endif

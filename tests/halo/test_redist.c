@@ -18,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_alloc_int.h"
+#include "halo/pm_redist.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_redist.h"
 #include "tu_check.h"
 
 static int nranks_;

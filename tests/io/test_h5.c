@@ -12,7 +12,7 @@
  *   test_h5 abandon DIR OUT       a series closed with ok = 0: OUT.h5/.xmf keep their content
  *   test_h5 crash  DIR OUT        a series interrupted (MPI_Abort) before its close
  *   test_h5 all    DIR            write + series + read back, self-checking (the ctest unit);
- *                                 also a node-fields series (PM_H5_NODE_FIELDS): an element
+ *                                 also a node-fields series (node_fields): an element
  *                                 field refused, the mesh's elements released once it is created
  * The expected values come from the coordinates (a linear field is exact at every node).
  * Exit status 0 on success; on failure every rank exits non-zero with a message. */
@@ -30,10 +30,13 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 static int rank_, nranks_;
 
-static double lin(const double *xyz) { return xyz[0] + 2.0 * xyz[1] + 3.0; }
+static double lin(const double *xyz) {
+  return xyz[0] + 2.0 * xyz[1] + 3.0;
+}
 
 static int load(const char *dir, pm_local_t **l, pm_meta_t **m) {
   char path[4400];
@@ -126,7 +129,8 @@ static int do_write(const char *dir, const char *out, int timed, int shuffled, i
   /* The fingerprint partition stored (from the global mesh) is the one the local meshes give. */
   if (!ierr && m->has_mesh_fingerprint && fp != m->mesh_fingerprint) {
     if (rank_ == 0)
-      fprintf(stderr, "test_h5: partition.meta mesh_fingerprint %016" PRIx64 " but the local meshes give %016" PRIx64 "\n",
+      fprintf(stderr,
+              "test_h5: partition.meta mesh_fingerprint %016" PRIx64 " but the local meshes give %016" PRIx64 "\n",
               m->mesh_fingerprint, fp);
     ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__, "partition.meta and the local meshes disagree");
   }
@@ -182,8 +186,8 @@ static int do_series(const char *dir, const char *out, int mode) {
   snprintf(h5, sizeof h5, "%s.h5", out);
   snprintf(xmf, sizeof xmf, "%s.xmf", out);
   if (!ierr)
-    ierr = mode == 3 ? pm_h5_result_create(MPI_COMM_WORLD, l, m, h5, xmf, &s)
-                     : pm_h5_series_create(MPI_COMM_WORLD, l, m, h5, xmf, &s);
+    ierr = mode == 3 ? pm_h5_result_create(MPI_COMM_WORLD, l, m, h5, xmf, NULL, &s)
+                     : pm_h5_series_create(MPI_COMM_WORLD, l, m, h5, xmf, NULL, &s);
   for (int k = 0; k < 3 && !ierr; k++) {
     free(u);
     free(cx);
@@ -210,7 +214,7 @@ static int do_series(const char *dir, const char *out, int mode) {
   return ierr;
 }
 
-/* A node-fields series (PM_H5_NODE_FIELDS) refuses an element field; the mesh's elements may go
+/* A node-fields series (pm_h5_options_t.node_fields) refuses an element field; the mesh's elements may go
  * once it is created, and its steps then read back as do_series' do. */
 static int do_nodes(const char *dir, const char *out) {
   pm_local_t *l = NULL;
@@ -219,10 +223,11 @@ static int do_nodes(const char *dir, const char *out) {
   double *u = NULL, *cx = NULL;
   int32_t *tag = NULL;
   char h5[4400], xmf[4400];
+  const pm_h5_options_t node_only = {.node_fields = 1};
   snprintf(h5, sizeof h5, "%s.h5", out);
   snprintf(xmf, sizeof xmf, "%s.xmf", out);
   int ierr = load(dir, &l, &m);
-  if (!ierr) ierr = pm_h5_series_create_flags(MPI_COMM_WORLD, l, m, h5, xmf, PM_H5_NODE_FIELDS, &s);
+  if (!ierr) ierr = pm_h5_series_create(MPI_COMM_WORLD, l, m, h5, xmf, &node_only, &s);
   if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
   if (!ierr) {
     pm_h5_field_t cell[1] = {{"cx", 1, 0, cx}};
@@ -234,7 +239,7 @@ static int do_nodes(const char *dir, const char *out) {
       ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
                           "rank %d: an element field written to a node-fields series returned %d", rank_, refused);
   }
-  if (!ierr) ierr = pm_h5_series_create_flags(MPI_COMM_WORLD, l, m, h5, xmf, PM_H5_NODE_FIELDS, &s);
+  if (!ierr) ierr = pm_h5_series_create(MPI_COMM_WORLD, l, m, h5, xmf, &node_only, &s);
   if (!ierr) pm_local_release(l, PM_LOCAL_ELEMENTS);
   for (int k = 0; k < 3 && !ierr; k++) {
     for (int32_t i = 0; i < l->n_total + l->n_aux; i++) u[i] = (k + 1.0) * lin(&l->xyz[3 * (int64_t)i]);
@@ -274,8 +279,8 @@ static int do_read(const char *dir, const char *file, int step, const char *name
                           rank_, bad, l->n_internal, factor, l->gid[first], v[first]);
     ierr = pm_comm_agree(MPI_COMM_WORLD, ierr);
   }
-  if (!ierr && rank_ == 0) printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3)\n", file, step,
-                                  name, factor);
+  if (!ierr && rank_ == 0)
+    printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3)\n", file, step, name, factor);
   free(v);
   pm_local_destroy(&l);
   pm_meta_destroy(&m);

@@ -10,6 +10,7 @@
 
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 
 static int usage(void) {
   fprintf(stderr, "usage: local_read FILE [RANK]\n       local_read --meta FILE\n");
@@ -29,6 +30,10 @@ static int read_meta(const char *path) {
   printf("method %s halo %s seed %" PRId64 " ufactor %" PRId64 "\n", m->method, m->halo, m->seed, m->ufactor);
   printf("checksum %016" PRIx64 " fingerprint %016" PRIx64 "\n", m->source_checksum, m->fingerprint);
   if (m->has_mesh_fingerprint) printf("mesh_fingerprint %016" PRIx64 "\n", m->mesh_fingerprint);
+  if (m->refine_levels > 0)
+    printf("refine_levels %d of coarse %016" PRIx64 " (mesh %016" PRIx64 ", nodes %" PRId64 " elements %" PRId64 ")\n",
+           m->refine_levels, m->coarse_fingerprint, m->coarse_mesh_fingerprint, m->coarse_global_nodes,
+           m->coarse_global_elems);
   printf("groups %d\n", m->n_groups);
   for (int g = 0; g < m->n_groups; g++) printf("  %d %s\n", m->group_dim[g], m->group_name[g]);
   printf("source %s\n", m->source);

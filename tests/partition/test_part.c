@@ -356,7 +356,7 @@ static const char *method_name(pm_part_method_t method) {
   }
 }
 
-static void test_case(const pm_mesh_t *m, const pm_graph_t *graph, const gadj_t *g, pm_halo_kind_t halo,
+static void test_case(const pm_mesh_t *m, const pm_graph_t *graph, const gadj_t *g, pm_adjacency_t halo,
                       pm_part_method_t method, int nparts, const char *partfile, scratch_t *s) {
   int64_t n = m->n_nodes;
   int32_t *part = xcalloc((size_t)n, sizeof *part);
@@ -400,7 +400,7 @@ static void test_case(const pm_mesh_t *m, const pm_graph_t *graph, const gadj_t 
   pm_local_t **L = xcalloc((size_t)nparts, sizeof *L);
   /* Last rank first: the plan's scratch maps must be reset between ranks, in any order. */
   for (int r = nparts - 1; r >= 0; r--) OK(pm_part_local(plan, r, 0x5eed, &L[r]));
-  for (int r = 0; r < nparts; r++) check_local(m, g, part, nparts, r, halo == PM_HALO_ELEMENT, L[r], s);
+  for (int r = 0; r < nparts; r++) check_local(m, g, part, nparts, r, halo == PM_ADJACENCY_ELEMENT, L[r], s);
   check_across(m, nparts, L);
   pm_local_t *bad = NULL;
   EXPECT(pm_part_local(plan, nparts, 0, &bad) == PM_ERR_ARG && bad == NULL, "rank %d of %d parts is accepted", nparts,
@@ -434,7 +434,7 @@ static void test_mesh(const char *dir, const char *name, const char *partfile) {
   static const pm_part_method_t methods[] = {PM_PART_METIS_KWAY, PM_PART_METIS_RB, PM_PART_RCB, PM_PART_FILE};
   int cases = 0;
   for (int h = 0; h < 2; h++) {
-    pm_halo_kind_t halo = h ? PM_HALO_EDGE : PM_HALO_ELEMENT;
+    pm_adjacency_t halo = h ? PM_ADJACENCY_EDGE : PM_ADJACENCY_ELEMENT;
     gadj_t g;
     pm_graph_t graph;
     adjacency(m, h, &g);

@@ -12,6 +12,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
+#include "pmesh/pm_meta.h"
 
 typedef struct pt {
   double x[3];

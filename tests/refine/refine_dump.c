@@ -9,7 +9,8 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
-#include "pmesh/pm_refine.h"
+#include "pmesh/pm_meta.h"
+#include "pmesh/pm_refine_run.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

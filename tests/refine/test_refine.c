@@ -34,9 +34,9 @@ static pm_local_t *local_of(const pm_mesh_t *m, pm_part_method_t method, int npa
   int64_t cut;
   pm_part_plan_t *plan = NULL;
   pm_local_t *l = NULL;
-  int ierr = pm_graph_build(m, PM_HALO_ELEMENT, &graph);
+  int ierr = pm_graph_build(m, PM_ADJACENCY_ELEMENT, &graph);
   if (!ierr) ierr = pm_part_compute(m, &graph, &opt, part, &cut);
-  if (!ierr) ierr = pm_part_plan_create(m, &graph, PM_HALO_ELEMENT, part, nparts, &plan);
+  if (!ierr) ierr = pm_part_plan_create(m, &graph, PM_ADJACENCY_ELEMENT, part, nparts, &plan);
   if (!ierr) ierr = pm_part_local(plan, r, 12345, &l);
   if (ierr) tu_die(__FILE__, __LINE__, "partition", ierr);
   pm_part_plan_destroy(&plan);

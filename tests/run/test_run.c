@@ -57,10 +57,10 @@ static int write_partition(const char *mesh_path, int nparts, const char *dir) {
   uint64_t checksum = 0;
   pm_part_options_t popt = {nparts, PM_PART_METIS_KWAY, NULL, 1, 0};
   PM_TRY(pm_mesh_read(mesh_path, &mesh, &checksum));
-  PM_TRY(pm_graph_build(mesh, PM_HALO_ELEMENT, &graph));
+  PM_TRY(pm_graph_build(mesh, PM_ADJACENCY_ELEMENT, &graph));
   PM_TRY(PM_MALLOC(part, mesh->n_nodes, "parts"));
   PM_TRY(pm_part_compute(mesh, &graph, &popt, part, &cut));
-  PM_TRY(pm_part_plan_create(mesh, &graph, PM_HALO_ELEMENT, part, nparts, &plan));
+  PM_TRY(pm_part_plan_create(mesh, &graph, PM_ADJACENCY_ELEMENT, part, nparts, &plan));
   uint64_t fp = 0x1234567ull + (uint64_t)nparts;
   PM_TRY(pm_partdir_create(dir, &pd));
   for (int r = 0; r < nparts; r++) {
@@ -84,7 +84,12 @@ static int write_partition(const char *mesh_path, int nparts, const char *dir) {
                      NULL,
                      NULL,
                      1,
-                     pm_fingerprint_mesh(mesh)};
+                     pm_fingerprint_mesh(mesh),
+                     0 /* not refined */,
+                     0,
+                     0,
+                     0,
+                     0};
   PM_TRY(PM_MALLOC(meta.group_name, mesh->n_groups, "group names"));
   PM_TRY(PM_MALLOC(meta.group_dim, mesh->n_groups, "group dims"));
   for (int g = 0; g < mesh->n_groups; g++) {
@@ -254,7 +259,7 @@ int main(int argc, char **argv) {
          res.error_l2, res.cg.iterations, res2.error_max, res2.error_l2, res2.cg.iterations);
   EXPECT(g_rank != 0 || res.output_bytes > 0, "no result file written (%lld bytes)", (long long)res.output_bytes);
   double emax = -1, el2 = -1;
-  OK(pm_run_error_norms(part, u, pm_value_fn(quad_u, NULL), &emax, &el2));
+  OK(pm_run_error_norms(part, u, pm_value_fn(quad_u, NULL), NULL, &emax, &el2));
   EXPECT(emax == res.error_max && el2 == res.error_l2, "pm_run_error_norms: %g %g, run: %g %g", emax, el2,
          res.error_max, res.error_l2);
 

@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
 
   /* Every rank partitions the (small) mesh the same way and keeps its own part. */
   pm_local_t *local = NULL;
-  pm_halo_kind_t hk = fdm ? PM_HALO_EDGE : PM_HALO_ELEMENT;
+  pm_adjacency_t hk = fdm ? PM_ADJACENCY_EDGE : PM_ADJACENCY_ELEMENT;
   int dim = 0;
   OK(tu_part_local(argv[1], size, g_rank, PM_PART_METIS_KWAY, hk, &local, &dim));
 

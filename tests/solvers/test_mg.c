@@ -191,7 +191,7 @@ int main(int argc, char **argv) {
   pm_local_t *meshes[KMAX_LIMIT + 1] = {NULL};
   pm_refine_parents_t *parents[KMAX_LIMIT] = {NULL};
   int dim = 0;
-  OK(tu_part_local(argv[1], size, g_rank, strcmp(argv[2], "rcb") ? PM_PART_METIS_KWAY : PM_PART_RCB, PM_HALO_ELEMENT,
+  OK(tu_part_local(argv[1], size, g_rank, strcmp(argv[2], "rcb") ? PM_PART_METIS_KWAY : PM_PART_RCB, PM_ADJACENCY_ELEMENT,
                    &meshes[0], &dim));
   for (int k = 1; k <= kmax; k++) OK(pm_refine_local(comm, meshes[k - 1], &meshes[k], &parents[k - 1]));
 

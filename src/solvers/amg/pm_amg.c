@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_comm_int.h"
 #include "pm_amg_agg.h"
 #include "pm_amg_agglom.h"
 #include "pm_amg_cycle.h"
+#include "pm_amg_int.h"
 #include "pm_amg_rap.h"
 #include "pm_dmat.h"
 #include "pmesh/pm_comm.h"

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_comm_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 

@@ -3,7 +3,8 @@
 
 The bases are real files: good.txt is local.1 of `meshgen grid 4 3 -o g.msh; partition g.msh 2
 -o d` (rank 1 of 2: NP 9, N 6, one neighbour 0), meta_good.txt its partition.meta (format version
-1), meta_good_v2.txt the same partition's version 2 (with mesh_fingerprint), lecture.txt the
+1), meta_good_v2.txt the same partition's version 2 (with mesh_fingerprint), meta_good_v3.txt a
+version 3 (a refined partition's, with its coarse partition), lecture.txt the
 lecture's sqm.1 (rank 1 of 4, neighbours 0 and 3, tables only).  Each broken file is listed in
 EXPECT with a fragment of the message `local_read FILE RANK` must print."""
 
@@ -11,6 +12,7 @@ good = open("good.txt").read().split("\n")
 lect = open("lecture.txt").read().split("\n")
 meta = open("meta_good.txt").read().split("\n")
 meta2 = open("meta_good_v2.txt").read().split("\n")
+meta3 = open("meta_good_v3.txt").read().split("\n")
 
 
 def at(lines, header):
@@ -105,9 +107,10 @@ files = {
     # partition.meta
     "meta_empty.txt": [""],
     "meta_not.txt": ["#NEIBPEtot", "1", ""],
-    "meta_version.txt": key(meta, "version", "version 3"),
+    "meta_version.txt": key(meta, "version", "version 4"),
     "meta_v2_no_mesh_fp.txt": key(meta2, "mesh_fingerprint", None),
     "meta_v2_mesh_fp_hex.txt": key(meta2, "mesh_fingerprint", "mesh_fingerprint 6198dfe8210b0c3z"),
+    "meta_v3_no_refine.txt": key(meta3, "refine_levels", None),
     "meta_v1_mesh_fp.txt": key(meta2, "version", "version 1"),
     "meta_no_dim.txt": key(meta, "dim", None),
     "meta_no_source.txt": key(meta, "source", None),

@@ -14,6 +14,7 @@
 
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_msh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

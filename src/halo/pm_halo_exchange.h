@@ -1,8 +1,8 @@
-/* pm_halo_impl.h - private to the halo: the object shared by pm_halo.c (construction, checks,
- * begin/end, self-test) and pm_halo_exchange.c (the datatype analysis, packing and the six
- * back-ends). */
-#ifndef PMESH_PM_HALO_IMPL_H
-#define PMESH_PM_HALO_IMPL_H
+/* pm_halo_exchange.h - private to the halo: the back-ends of pm_halo_exchange.c (the datatype
+ * analysis, packing and the six ways to exchange), and the object they share with pm_halo.c
+ * (construction, checks, begin/end, self-test). */
+#ifndef PMESH_PM_HALO_EXCHANGE_H
+#define PMESH_PM_HALO_EXCHANGE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* pm_exact_acc.h - private: the fast front end of pm_exact for long fused loops (CG's dot
+/* pm_exact_int.h - the private part of pm_exact.c: the fast front end of pm_exact for long fused loops (CG's dot
  * products).
  *
  * One bin per sign and biased exponent (4096) holds the sum of the significands (53-bit integers)
@@ -11,8 +11,8 @@
  * store, per term.  A loop keeps several
  * accumulators (lanes) when consecutive terms may hit the same bin, so the read-modify-writes of
  * one bin do not form a chain.  Zeros, subnormals, infinities and NaNs take a slower path. */
-#ifndef PMESH_PM_EXACT_ACC_H
-#define PMESH_PM_EXACT_ACC_H
+#ifndef PMESH_PM_EXACT_INT_H
+#define PMESH_PM_EXACT_INT_H
 
 #include <stdint.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* pm_local_io.h - private to the local-mesh files (pm_local.c) and the partition metadata
+/* pm_local_int.h - the private part of pm_local.c, shared with the partition metadata
  * (pm_meta.c): writing a file through a temporary name, and the 16-digit hexadecimal
  * fingerprints both formats hold. */
-#ifndef PMESH_PM_LOCAL_IO_H
-#define PMESH_PM_LOCAL_IO_H
+#ifndef PMESH_PM_LOCAL_INT_H
+#define PMESH_PM_LOCAL_INT_H
 
 #include <stddef.h>
 #include <stdint.h>

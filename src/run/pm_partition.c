@@ -1,14 +1,108 @@
-/* pm_run_refine.c - a loaded partition refined in parallel (pm_refine.h) into the partition a run
- * solves on: the refined local mesh with its halo and metadata, the level hierarchy kept for
- * geometric multigrid, and the dump that `partition --check` reads.  Apart from pm_run.c so that
- * the run's drivers do not depend on how the mesh they get was made. */
+/* pm_partition.c - a partition loaded collectively (metadata, this rank's local mesh, its
+ * halo), refined in parallel (pm_refine.h) into the partition a run solves on (the refined
+ * local mesh with its halo and metadata, the level hierarchy kept for geometric multigrid), and
+ * the dump that `partition --check` reads.  pm_run.c solves on it. */
+#define _POSIX_C_SOURCE 200809L
+#include "pmesh/pm_partition.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "base/pm_util.h"
+#include "pm_partition_int.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_mg.h"
-#include "pmesh/pm_run.h"
-#include "solvers/pm_mg_own.h"
+#include "solvers/pm_mg_int.h"
+
+/* ---------------------------------------------------------------- errors */
+
+int pm_partition_error_alike(int rank, int code, const char *file, int line, const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return pm_error_set(rank == 0 ? code : PM_ERR_REMOTE, file, line, "%s", msg);
+}
+
+int pm_partition_agree_alike(MPI_Comm comm, int rank, int ierr) {
+  int all = pm_comm_agree(comm, ierr);
+  if (!all) return PM_OK;
+  int failed = ierr != PM_OK, everyone = 0;
+  if (pm_comm_allreduce(&failed, &everyone, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return all;
+  return everyone && rank != 0 ? PM_ERR_REMOTE : all;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+int pm_partition_load(MPI_Comm comm, const char *dir, pm_exchange_t kind, pm_partition_t **part) {
+  int ierr = PM_OK;
+  pm_partition_t *p = NULL;
+  char path[4400];
+  *part = NULL;
+  ierr = PM_CALLOC(p, 1, "partition");
+  if (!ierr) {
+    p->comm = comm;
+    MPI_Comm_rank(comm, &p->rank);
+    MPI_Comm_size(comm, &p->size);
+    ierr = pm_strdup(dir, &p->dir);
+  }
+  if (!ierr) ierr = pm_meta_path(dir, path, sizeof path);
+  if (!ierr) ierr = pm_meta_read(path, &p->meta);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  PM_TRY(pm_partition_agree_alike(comm, rank, ierr));
+
+  /* The same metadata everywhere, and one part per rank: checks every rank sees alike. */
+  uint64_t fp[2] = {p->meta->fingerprint, ~p->meta->fingerprint};
+  PM_TRY_CHECK(pm_comm_allreduce(MPI_IN_PLACE, fp, 2, MPI_UINT64_T, MPI_MAX, comm) == MPI_SUCCESS, PM_ERR_MPI,
+               "cannot compare the partition's fingerprints across ranks");
+  if (fp[0] != ~fp[1])
+    PM_TRY(pm_partition_error_alike(rank, PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                                    "%s: the ranks read different metadata (did it change while the job started?)",
+                                    path));
+  if (p->meta->nparts != p->size)
+    PM_TRY(pm_partition_error_alike(rank, PM_ERR_ARG, __FILE__, __LINE__, "%s has %d parts but the job has %d ranks",
+                                    dir, p->meta->nparts, p->size));
+
+  /* Every rank its own file. */
+  ierr = pm_local_path(dir, rank, path, sizeof path);
+  if (!ierr) ierr = pm_local_read(path, rank, &p->local);
+  if (!ierr && !p->local->has_mesh)
+    ierr = pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__, "%s: has only the lecture's tables (no #GLOBALID, #ELEMENT)",
+                        path);
+  if (!ierr && (p->local->fingerprint != p->meta->fingerprint || p->local->nparts != p->meta->nparts))
+    ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
+                        "%s: belongs to another partition than %s/partition.meta (fingerprint %016" PRIx64
+                        ", expected %016" PRIx64 "): re-run partition",
+                        path, dir, p->local->fingerprint, p->meta->fingerprint);
+  PM_TRY(pm_comm_agree(comm, ierr));
+  ierr = pm_halo_create(comm, p->local, kind, &p->halo);
+  PM_TRY(pm_comm_agree(comm, ierr));
+  *part = p;
+  p = NULL;
+cleanup:
+  pm_partition_destroy(&p);
+  return ierr;
+}
+
+void pm_partition_destroy(pm_partition_t **part) {
+  if (!part || !*part) return;
+  pm_partition_t *p = *part;
+  pm_halo_destroy(&p->halo);
+  for (int k = 0; p->level_mesh && k < p->levels; k++) pm_local_destroy(&p->level_mesh[k]); /* [levels]: local */
+  for (int k = 0; p->level_parents && k < p->levels; k++) pm_refine_parents_destroy(&p->level_parents[k]);
+  free(p->level_mesh);
+  free(p->level_parents);
+  pm_local_destroy(&p->local);
+  pm_meta_destroy(&p->meta);
+  free(p->dir);
+  free(p);
+  *part = NULL;
+}
 
 /* Free what one pm_partition_refine call made before it failed: the meshes and parents from
  * index `from` on (the earlier ones belong to the partition). */

@@ -1,7 +1,7 @@
-/* pm_mg_own.h - a geometric multigrid preconditioner that owns its coarser levels (private: the
- * refined partition hands them over, pm_run_refine.c). */
-#ifndef PMESH_PM_MG_OWN_H
-#define PMESH_PM_MG_OWN_H
+/* pm_mg_int.h - the private part of pm_mg.c: a geometric multigrid preconditioner that owns its
+ * coarser levels (a refined partition hands them over, pm_partition_take_mg). */
+#ifndef PMESH_PM_MG_INT_H
+#define PMESH_PM_MG_INT_H
 
 #include "pmesh/pm_mg.h"
 

@@ -1,4 +1,4 @@
-/* pm_redist.h - a redistribution plan: items from the ranks that own them to the block layout of
+/* pm_redist.h - private: a redistribution plan: items from the ranks that own them to the block layout of
  * their global order, and back.
  *
  * A star forest in the spirit of PETSc's PetscSF, for one common shape: on each rank, roots are
@@ -16,7 +16,7 @@
  *
  * Ownership: the plan borrows the communicator and `sel` (see pm_redist_create); it copies
  * nothing the caller keeps.  Data arrays are the caller's and only read (or, for the destination,
- * written) during a call.  Buffers that grow (pm_scratch_t, pm_alloc.h) are the caller's too, so
+ * written) during a call.  Buffers that grow (pm_scratch_t, base/pm_alloc_int.h) are the caller's too, so
  * that several plans and many moves share the same warm memory.
  *
  * Errors: pm_redist_create returns an error agreed across ranks.  The moves agree on their own
@@ -28,8 +28,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "pmesh/pm_alloc.h"
-#include "pmesh/pm_export.h"
+#include "base/pm_alloc_int.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +56,7 @@ typedef struct pm_redist_opts {
 
 /** First position of rank r's block when n positions are spread over p ranks:
  *  floor(r n / p), without overflow.  Not collective. */
-PM_EXTERN int64_t pm_redist_block_lo(int64_t n, int p, int r);
+int64_t pm_redist_block_lo(int64_t n, int p, int r);
 
 /** Make a plan for this rank's n_roots roots: root k names position pos[sel ? sel[k] : k] and
  *  its data is row sel ? sel[k] : k of the caller's arrays (sel: e.g. the owned elements among
@@ -72,11 +71,11 @@ PM_EXTERN int64_t pm_redist_block_lo(int64_t n, int p, int r);
  *  @return PM_OK; PM_ERR_INCONSISTENT for a position outside [0, n_global) or (exact) a leaf
  *          named twice or never; PM_ERR_UNSUPPORTED beyond the plan's limits (more than
  *          INT32_MAX leaves on one rank, or too many rounds); PM_ERR_MEMORY; PM_ERR_MPI. */
-PM_EXTERN int pm_redist_create(MPI_Comm comm, int64_t n_global, int32_t n_roots, const int64_t *pos, const int32_t *sel,
-                               const pm_redist_opts_t *opts, pm_redist_t **rd);
+int pm_redist_create(MPI_Comm comm, int64_t n_global, int32_t n_roots, const int64_t *pos, const int32_t *sel,
+                     const pm_redist_opts_t *opts, pm_redist_t **rd);
 
 /** Free a plan; accepts NULL and sets *rd to NULL.  Not collective. */
-PM_EXTERN void pm_redist_destroy(pm_redist_t **rd);
+void pm_redist_destroy(pm_redist_t **rd);
 
 /** What a plan looks like on this rank.  Read-only. */
 typedef struct pm_redist_info {
@@ -90,19 +89,19 @@ typedef struct pm_redist_info {
 } pm_redist_info_t;
 
 /** Fill *info.  Not collective. */
-PM_EXTERN void pm_redist_get_info(const pm_redist_t *rd, pm_redist_info_t *info);
+void pm_redist_get_info(const pm_redist_t *rd, pm_redist_info_t *info);
 
 /** This rank's leaves in rounds [round, round + nrounds) (fewer past the last round).  Not
  *  collective. */
-PM_EXTERN int64_t pm_redist_rows(const pm_redist_t *rd, int round, int nrounds);
+int64_t pm_redist_rows(const pm_redist_t *rd, int round, int nrounds);
 
 /** The plan's order of the roots, by ascending position: i-th is root order[i]; NULL when the
  *  roots came in that order (the i-th is root i).  Valid as long as the plan.  Not collective. */
-PM_EXTERN const int32_t *pm_redist_order(const pm_redist_t *rd);
+const int32_t *pm_redist_order(const pm_redist_t *rd);
 
 /** The roots that go to rank r (in all rounds) are the plan's i-th for i in [*first, *end).  Not
  *  collective. */
-PM_EXTERN void pm_redist_roots_to(const pm_redist_t *rd, int r, int32_t *first, int32_t *end);
+void pm_redist_roots_to(const pm_redist_t *rd, int r, int32_t *first, int32_t *end);
 
 /** Rows computed on the fly: the roots the plan orders i = a..b-1 (pm_redist_order) to rows of
  *  `width` bytes, row i - a of dst (to == NULL) or row to[i - a] of dst.  Called on the calling
@@ -129,19 +128,19 @@ typedef struct pm_redist_src {
  *  @param[in,out] leaves  grown as needed; the rows are at leaves->p after the call
  *  @param[in,out] work    exchange buffers, grown as needed (NULL: temporary ones)
  *  @return PM_OK, PM_ERR_MEMORY (agreed), PM_ERR_MPI (not agreed). */
-PM_EXTERN int pm_redist_forward(const pm_redist_t *rd, int round, int nrounds, const pm_redist_src_t *src,
-                                pm_scratch_t *leaves, pm_scratch_t *work);
+int pm_redist_forward(const pm_redist_t *rd, int round, int nrounds, const pm_redist_src_t *src, pm_scratch_t *leaves,
+                      pm_scratch_t *work);
 
 /** The rank each leaf of rounds [round, round + nrounds) comes from, into ranks[pm_redist_rows]
  *  (a leaf that no root names keeps what was there).  Not collective. */
-PM_EXTERN void pm_redist_sources(const pm_redist_t *rd, int round, int nrounds, int32_t *ranks);
+void pm_redist_sources(const pm_redist_t *rd, int round, int nrounds, int32_t *ranks);
 
 /** Backward, leaves -> roots, all rounds at once: row sel(k) of roots gets the row of root k's
  *  position from leaves, rows of `width` bytes.  Collective on the plan's communicator.
  *  @param[in]  leaves  this rank's cnt leaf rows (pm_redist_get_info), in order
  *  @param[out] roots   the caller's array; only the roots' rows are written
  *  @return PM_OK, PM_ERR_MEMORY (agreed), PM_ERR_MPI (not agreed). */
-PM_EXTERN int pm_redist_backward(const pm_redist_t *rd, int width, const void *leaves, void *roots);
+int pm_redist_backward(const pm_redist_t *rd, int width, const void *leaves, void *roots);
 
 #ifdef __cplusplus
 }
