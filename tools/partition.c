@@ -20,6 +20,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
+#include "pmesh/pm_h5_view.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_mesh.h"

@@ -136,22 +136,6 @@ PM_EXTERN int pm_h5_series_write(pm_h5_series_t *s, double time, const pm_h5_fie
  *  it to NULL (accepts NULL).  Collective. */
 PM_EXTERN int pm_h5_series_close(pm_h5_series_t **s, const pm_h5_attr_t *attrs, int nattrs, int ok);
 
-/** Read a nodal field for a restart.  Collective.
- *  @param[in]  name    field name; step: a series step, -1 = the last one (a single result
- *                      written by pm_h5_write has its fields in /fields and accepts -1 or 0)
- *  @param[out] values  [NP+NA]: fills the internal nodes 0..N-1 (the caller runs a halo update)
- *  The file may have been written at any number of ranks; it must be of the same mesh
- *  (mesh_fingerprint), otherwise PM_ERR_INCONSISTENT.  Missing file, non-HDF5 file, missing
- *  field or step: PM_ERR_IO / PM_ERR_FORMAT / PM_ERR_ARG with a message saying which. */
-PM_EXTERN int pm_h5_read_field(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, const char *h5path,
-                               const char *name, int step, double *values);
-
-/** Write a global mesh with its partition (part id per node, and per element: the part of its
- *  node with the smallest index, the local meshes' rule) in the layout above, fields "part"
- *  (/fields/part and /fields/elem_part).  Serial HDF5, needs no MPI.  Not collective. */
-PM_EXTERN int pm_h5_write_partition(const pm_mesh_t *mesh, const int32_t *part, int nparts,
-                                    uint64_t partition_fingerprint, const char *h5path, const char *xmfpath);
-
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,8 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_gen.h"
 #include "pmesh/pm_h5.h"
+#include "pmesh/pm_h5_read.h"
+#include "pmesh/pm_h5_view.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_lecture.h"
 #include "pmesh/pm_local.h"

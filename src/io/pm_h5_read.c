@@ -14,6 +14,7 @@
 #include "pm_h5io.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
+#include "pmesh/pm_h5_read.h"
 
 static int read_attr(hid_t loc, const char *name, hid_t mtype, void *v, const char *path, int *found) {
   int ierr = PM_OK;

@@ -12,6 +12,7 @@
 #include "pm_xdmf.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
+#include "pmesh/pm_h5_view.h"
 #include "pmesh/pm_msh.h"
 #include "pmesh/pm_version.h"
 

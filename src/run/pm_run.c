@@ -15,6 +15,7 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"
+#include "pmesh/pm_h5_read.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_mg.h"
 

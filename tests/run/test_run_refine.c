@@ -31,6 +31,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 #include "pmesh/pm_h5.h"
+#include "pmesh/pm_h5_read.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "tu_check.h"
