@@ -88,8 +88,6 @@ PM_EXTERN int pm_fem_robin_integral(const pm_local_t *local, const pm_problem_t 
  *  discrete L2 norms.  w has N entries.  Not collective. */
 PM_EXTERN int pm_fem_node_weights(const pm_local_t *local, double *w);
 
-/** Index of a group of the local mesh by name, or -1.  Not collective. */
-PM_EXTERN int pm_fem_find_group(const pm_local_t *local, const char *name);
 
 #ifdef __cplusplus
 }

@@ -100,6 +100,10 @@ PM_EXTERN int pm_local_read(const char *path, int expect_rank, pm_local_t **loca
  *  least `size` bytes; pm_meta_path, pm_meta.h, gives the metadata's).  Not collective. */
 PM_EXTERN int pm_local_path(const char *dir, int rank, char *buf, size_t size);
 
+/** The index of the group called `name` in local->groups, or -1 when there is none.  Not
+ *  collective. */
+PM_EXTERN int pm_local_find_group(const pm_local_t *local, const char *name);
+
 /** Default partition directory (written by partition, read by solve): "pmesh.part". */
 #define PM_DEFAULT_PART_DIR "pmesh.part"
 

@@ -10,7 +10,7 @@
 
 int pm_bc_neumann(const pm_local_t *l, const pm_problem_t *pr, double t, double *b) {
   for (int i = 0; i < pr->neumann.n; i++) {
-    int g = pm_fem_find_group(l, pr->neumann.e[i].group);
+    int g = pm_local_find_group(l, pr->neumann.e[i].group);
     PM_CHECK(g >= 0, PM_ERR_ARG, "the Neumann flux on '%s': no group of that name", pr->neumann.e[i].group);
     const pm_local_group_t *G = &l->groups[g];
     pm_expr_t *ex = NULL;
@@ -58,7 +58,7 @@ int pm_bc_robin(const pm_local_t *l, const pm_problem_t *pr, double t, pm_csr_t 
   if (h_int) *h_int = 0.0;
   for (int i = 0; i < pr->robin_h.n; i++) {
     const char *name = pr->robin_h.e[i].group;
-    int g = pm_fem_find_group(l, name);
+    int g = pm_local_find_group(l, name);
     PM_CHECK(g >= 0, PM_ERR_ARG, "the Robin condition on '%s': no group of that name", name);
     const pm_local_group_t *G = &l->groups[g];
     pm_expr_t *hx = NULL, *ux = NULL;

@@ -15,7 +15,7 @@ int pm_fem_dirichlet(const pm_local_t *l, const pm_problem_t *pr, double t, char
   pm_expr_t *dx = NULL;
   memset(fixed, 0, (size_t)np);
   for (int i = 0; i < pr->dirichlet.n; i++) {
-    int g = pm_fem_find_group(l, pr->dirichlet.e[i].group);
+    int g = pm_local_find_group(l, pr->dirichlet.e[i].group);
     PM_TRY_CHECK(g >= 0, PM_ERR_ARG, "the Dirichlet condition on '%s': no group of that name",
                  pr->dirichlet.e[i].group);
     PM_TRY(pm_expr_create_value(pr->dirichlet.e[i].value, &dx));

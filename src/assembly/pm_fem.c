@@ -18,11 +18,6 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_msh.h"
 
-int pm_fem_find_group(const pm_local_t *l, const char *name) {
-  for (int g = 0; g < l->n_groups; g++)
-    if (strcmp(l->groups[g].name, name) == 0) return g;
-  return -1;
-}
 
 /* Which expression applies on each element: the default, then group overrides in order (later
  * wins).  When the last entry has no group it covers every element, and no per-element array is
@@ -38,7 +33,7 @@ static int per_element(const pm_local_t *l, const pm_problem_list_t *list, pm_ex
   int uniform = list->n > 0 && !gv[list->n - 1].group;
   *out = (elem_expr_t){uniform ? ex[list->n - 1] : NULL, NULL};
   for (int i = 0; i < list->n; i++) /* every group named must exist, used or not */
-    PM_CHECK(!gv[i].group || pm_fem_find_group(l, gv[i].group) >= 0, PM_ERR_ARG,
+    PM_CHECK(!gv[i].group || pm_local_find_group(l, gv[i].group) >= 0, PM_ERR_ARG,
              "the %s on '%s': no group of that name", what, gv[i].group);
   if (uniform) return PM_OK;
   PM_CALL(PM_MALLOC(out->each, l->n_elems > 0 ? l->n_elems : 1, what));
@@ -48,7 +43,7 @@ static int per_element(const pm_local_t *l, const pm_problem_list_t *list, pm_ex
       for (int32_t e = 0; e < l->n_elems; e++) out->each[e] = ex[i];
       continue;
     }
-    const pm_local_group_t *g = &l->groups[pm_fem_find_group(l, gv[i].group)];
+    const pm_local_group_t *g = &l->groups[pm_local_find_group(l, gv[i].group)];
     for (int32_t k = 0; k < g->n_elems; k++) out->each[g->elems[k]] = ex[i];
   }
   return PM_OK;

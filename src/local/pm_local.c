@@ -760,3 +760,9 @@ int pm_local_read(const char *path, int expect_rank, pm_local_t **local) {
   *local = l;
   return PM_OK;
 }
+
+int pm_local_find_group(const pm_local_t *l, const char *name) {
+  for (int g = 0; g < l->n_groups; g++)
+    if (strcmp(l->groups[g].name, name) == 0) return g;
+  return -1;
+}

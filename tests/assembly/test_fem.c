@@ -497,7 +497,7 @@ static void test_groups_and_dirichlet(void) {
   double w[3], ww[] = {0.5, 1, 0.5};
   OK(pm_fem_node_weights(l, w));
   expect_vector("bar: node weights", w, 3, ww, 1.0);
-  EXPECT(pm_fem_find_group(l, "xmax") == 2 && pm_fem_find_group(l, "nosuch") == -1, "pm_fem_find_group");
+  EXPECT(pm_local_find_group(l, "xmax") == 2 && pm_local_find_group(l, "nosuch") == -1, "pm_local_find_group");
   pm_problem_destroy(&q);
   pm_local_destroy(&l);
 }
