@@ -94,6 +94,11 @@ PM_EXTERN const pm_cell_t *pm_cell_get(pm_cell_type_t type);
  *  collective. */
 PM_EXTERN int pm_cell_from_gmsh(int gmsh_type);
 
+/** The table entry of Gmsh element type `gmsh_type` (pm_cell_get(pm_cell_from_gmsh(...))), or
+ *  NULL when pmesh does not read it.  Meshes and local files keep Gmsh's codes as their cell
+ *  types; this is how every stage reads what a code means.  Not collective. */
+PM_EXTERN const pm_cell_t *pm_cell_gmsh(int gmsh_type);
+
 /** The basis at reference point xi: n[i] the value of vertex i's function and dn[i] its gradient
  *  in reference coordinates (dn may be NULL).  Linear on simplices, multilinear on quadrangles and
  *  hexahedra, linear times linear on prisms.  Not collective. */

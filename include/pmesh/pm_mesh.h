@@ -28,7 +28,7 @@ typedef struct pm_group {
 } pm_group_t;
 
 typedef struct pm_mesh {
-  int dim; /* 1 or 2 */
+  int dim; /* 1, 2 or 3 */
 
   int64_t n_nodes;
   int64_t *node_gid; /* [n_nodes] ascending Gmsh tags */

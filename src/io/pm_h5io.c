@@ -340,7 +340,7 @@ int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, in
            "(re-partition with partition to get a full local mesh), or a mesh whose elements were released "
            "(pm_local_release)",
            rank);
-  PM_CHECK(meta->dim == 1 || meta->dim == 2, PM_ERR_ARG, "partition.meta: dimension %d, expected 1 or 2", meta->dim);
+  PM_CHECK(meta->dim >= 1 && meta->dim <= 3, PM_ERR_ARG, "partition.meta: dimension %d, expected 1, 2 or 3", meta->dim);
   PM_CHECK(meta->global_nodes > 0 && meta->global_elems > 0, PM_ERR_ARG,
            "partition.meta: %" PRId64 " nodes and %" PRId64 " elements; a result needs both", meta->global_nodes,
            meta->global_elems);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_meta.h"
@@ -35,10 +36,12 @@ static uint64_t hash_node(int64_t index, int64_t gid, const double *xyz) {
   return hash_words(w, 5, 0x6e6f6465ULL);
 }
 
+/* The element's index, type and every node's global id; cells of at most 4 nodes hash 6 words
+ * (their vertices padded with 0), as every partition written before 3D cells did. */
 static uint64_t hash_elem(int64_t index, int type, int nv, const int64_t *vgid) {
-  uint64_t w[6] = {(uint64_t)index, (uint64_t)type, 0, 0, 0, 0};
-  for (int k = 0; k < nv && k < 4; k++) w[2 + k] = (uint64_t)vgid[k];
-  return hash_words(w, 6, 0x656c656dULL);
+  uint64_t w[2 + PM_CELL_MAX_VERTS] = {(uint64_t)index, (uint64_t)type};
+  for (int k = 0; k < nv && k < PM_CELL_MAX_VERTS; k++) w[2 + k] = (uint64_t)vgid[k];
+  return hash_words(w, nv <= 4 ? 6 : 2 + nv, 0x656c656dULL);
 }
 
 /* Add local mesh l's share (its internal nodes, the elements rank `owner` owns) to sums[0]
@@ -49,9 +52,9 @@ static void add_local(const pm_local_t *l, int owner, uint64_t sums[2], uint64_t
   uint64_t ne = 0;
   for (int32_t e = 0; e < l->n_elems; e++) {
     if (l->elem_owner[e] != owner) continue;
-    int64_t vg[4] = {0, 0, 0, 0};
+    int64_t vg[PM_CELL_MAX_VERTS] = {0};
     int nv = l->elem_ptr[e + 1] - l->elem_ptr[e];
-    for (int k = 0; k < nv && k < 4; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
+    for (int k = 0; k < nv && k < PM_CELL_MAX_VERTS; k++) vg[k] = l->gid[l->elem_node[l->elem_ptr[e] + k]];
     sums[1] += hash_elem(l->elem_index[e], l->elem_type[e], nv, vg);
     ne++;
   }
@@ -71,9 +74,9 @@ uint64_t pm_fingerprint_mesh(const pm_mesh_t *m) {
   uint64_t s[2] = {0, 0};
   for (int64_t i = 0; i < m->n_nodes; i++) s[0] += hash_node(i, m->node_gid[i], &m->xyz[3 * i]);
   for (int64_t e = 0; e < m->n_elems; e++) {
-    int64_t vg[4] = {0, 0, 0, 0};
+    int64_t vg[PM_CELL_MAX_VERTS] = {0};
     int nv = (int)(m->elem_ptr[e + 1] - m->elem_ptr[e]);
-    for (int k = 0; k < nv && k < 4; k++) vg[k] = m->node_gid[m->elem_node[m->elem_ptr[e] + k]];
+    for (int k = 0; k < nv && k < PM_CELL_MAX_VERTS; k++) vg[k] = m->node_gid[m->elem_node[m->elem_ptr[e] + k]];
     s[1] += hash_elem(e, m->elem_type[e], nv, vg);
   }
   return final(m->n_nodes, m->n_elems, m->dim, s);

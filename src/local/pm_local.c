@@ -17,6 +17,7 @@
 #include "base/pm_scan.h"
 #include "base/pm_util.h"
 #include "pm_local_int.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_msh.h"
 
@@ -421,11 +422,11 @@ typedef struct records {
 } records_t;
 
 static int read_records(pm_scan_t *s, records_t *r) {
-  enum { MAXF = 9 }; /* type + gid + index + owner + 4 nodes, and one more to see extra fields */
+  enum { MAXF = 4 + PM_CELL_MAX_VERTS + 1 }; /* type gid index owner, the nodes, one more to see extras */
   int nfix = r->index ? 4 : 2;
   int64_t len = 0;
   PM_CALL(end_of_line(s, r->list));
-  PM_CALL(PM_MALLOC(*r->node, 4 * (int64_t)r->n + 1, r->list));
+  PM_CALL(PM_MALLOC(*r->node, (int64_t)PM_CELL_MAX_VERTS * r->n + 1, r->list));
   r->ptr[0] = 0;
   for (int32_t e = 0; e < r->n; e++) {
     const char *t, *f[MAXF];
@@ -462,8 +463,8 @@ static int read_records(pm_scan_t *s, records_t *r) {
     if (ty) nv = pm_msh_type_nodes(ty);
     if (nv <= 0)
       return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
-                          "%s:%lld: %s entry %d: element type '%.*s' is not one pmesh uses (1 line, 2 triangle, 3 "
-                          "quadrangle, 15 point)",
+                          "%s:%lld: %s entry %d: element type '%.*s' is not one pmesh uses (Gmsh's 1 line, 2 triangle, "
+                          "3 quadrangle, 4 tetrahedron, 5 hexahedron, 6 prism, 15 point)",
                           s->path, (long long)line, r->list, e + 1, (int)(fl[0] < 40 ? fl[0] : 40), f[0]);
     if (nf != nfix + nv)
       return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,

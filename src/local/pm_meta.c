@@ -118,7 +118,7 @@ static int meta_read(pm_scan_t *s, pm_meta_t *m) {
   m->version = (int)x;
   PM_CALL(meta_int(s, "nparts", 1, 1 << 24, &x));
   m->nparts = (int)x;
-  PM_CALL(meta_int(s, "dim", 1, 2, &x));
+  PM_CALL(meta_int(s, "dim", 1, 3, &x));
   m->dim = (int)x;
   PM_CALL(meta_int(s, "global_nodes", 1, INT64_MAX, &m->global_nodes));
   PM_CALL(meta_int(s, "global_elements", 1, INT64_MAX, &m->global_elems));

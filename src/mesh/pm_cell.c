@@ -208,6 +208,10 @@ int pm_cell_from_gmsh(int gmsh_type) {
   return -1;
 }
 
+const pm_cell_t *pm_cell_gmsh(int gmsh_type) {
+  return pm_cell_get((pm_cell_type_t)pm_cell_from_gmsh(gmsh_type));
+}
+
 /* Barycentric basis of the unit simplex of dimension d (d + 1 functions). */
 static void simplex_basis(int d, const double *xi, double *n, double (*dn)[3]) {
   n[0] = 1;

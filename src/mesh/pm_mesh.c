@@ -2,11 +2,13 @@
  * the raw content of an MSH file. */
 #include "pmesh/pm_mesh.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pm_util.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 
 void pm_mesh_destroy(pm_mesh_t **mesh) {
@@ -140,89 +142,116 @@ static int keys_dim_of(const pm_msh_t *msh, int64_t i) {
   return pm_msh_type_dim(msh->elem_type[msh->member_elem[i]]);
 }
 
-/* Derive the "boundary" faces: edges of exactly one 2D cell, end points of 1D lines.  Appends
- * them to the face arrays (gid 0) and returns their index range in *first, *count. */
+/* The facet f of cell e: its cell (the table's entry), vertex count and mesh nodes, in the
+ * facet's outward order.  Returns the vertex count. */
+static int cell_facet(const pm_mesh_t *m, int64_t e, int f, int64_t v[PM_CELL_MAX_FACET_VERTS],
+                      const pm_cell_t **facet_cell) {
+  const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
+  const pm_cell_t *fc = pm_cell_get(c->facet_type[f]);
+  for (int a = 0; a < fc->n_verts; a++) v[a] = m->elem_node[m->elem_ptr[e] + c->facet[f][a]];
+  *facet_cell = fc;
+  return fc->n_verts;
+}
+
+/* A facet's vertices in ascending order, padded with -1: equal keys are the same facet. */
+static void facet_key(const int64_t *v, int n, int64_t key[PM_CELL_MAX_FACET_VERTS]) {
+  for (int a = 0; a < PM_CELL_MAX_FACET_VERTS; a++) key[a] = a < n ? v[a] : -1;
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0 && key[b] < key[b - 1]; b--) {
+      int64_t t = key[b];
+      key[b] = key[b - 1];
+      key[b - 1] = t;
+    }
+}
+
+/* Every facet of every cell, bucketed by its smallest node: start[i]..start[i+1] are the facets
+ * (packed as 8 e + f) whose smallest node is i, in cell order. */
+static int facet_buckets(const pm_mesh_t *m, int64_t **start_out, int64_t **item_out) {
+  int ierr = PM_OK;
+  int64_t n = m->n_nodes, *start = NULL, *item = NULL, v[PM_CELL_MAX_FACET_VERTS], key[PM_CELL_MAX_FACET_VERTS];
+  const pm_cell_t *fc;
+  PM_TRY(PM_CALLOC(start, n + 2, "facet buckets"));
+  for (int64_t e = 0; e < m->n_elems; e++)
+    for (int f = 0; f < pm_cell_gmsh(m->elem_type[e])->n_facets; f++) {
+      facet_key(v, cell_facet(m, e, f, v, &fc), key);
+      start[key[0] + 2]++;
+    }
+  for (int64_t i = 0; i < n; i++) start[i + 2] += start[i + 1];
+  PM_TRY(PM_MALLOC(item, start[n + 1] + 1, "facet buckets"));
+  for (int64_t e = 0; e < m->n_elems; e++)
+    for (int f = 0; f < pm_cell_gmsh(m->elem_type[e])->n_facets; f++) {
+      facet_key(v, cell_facet(m, e, f, v, &fc), key);
+      item[start[key[0] + 1]++] = 8 * e + f;
+    }
+  *start_out = start;
+  *item_out = item;
+  start = item = NULL;
+cleanup:
+  free(start);
+  free(item);
+  return ierr;
+}
+
+/* Derive the "boundary" faces: the facets of exactly one cell (edges of 2D cells, faces of 3D
+ * cells, end points of lines), outward as the cell sees them.  A facet of three or more cells
+ * (in 2D and 3D) is not a mesh pmesh can solve on and is refused.  Appends the faces to the face
+ * arrays (gid 0) and returns their index range in *first, *count. */
 static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
   int ierr = PM_OK;
-  int64_t n = m->n_nodes, ne = m->n_elems;
-  int64_t *cnt = NULL, *start = NULL;
-  int32_t *other = NULL, *from = NULL; /* node indices fit: pm_graph_build refuses >= 2^31 nodes */
-  int64_t nb = 0, cap = 0;
-  int64_t *bn = NULL; /* boundary face nodes, 2 (or 1) per face */
-  PM_TRY(PM_CALLOC(cnt, n + 1, "edge counts"));
-  if (m->dim == 1) {
-    for (int64_t e = 0; e < ne; e++)
-      for (int64_t k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) cnt[m->elem_node[k]]++;
-    for (int64_t i = 0; i < n; i++) nb += cnt[i] == 1;
-    PM_TRY(PM_MALLOC(bn, nb, "boundary points"));
-    nb = 0;
-    for (int64_t i = 0; i < n; i++)
-      if (cnt[i] == 1) bn[nb++] = i;
-  } else {
-    /* Bucket every edge by its smaller node; an edge seen once is on the boundary. */
-    int64_t nedge = 0;
-    for (int64_t e = 0; e < ne; e++) {
-      int64_t k0 = m->elem_ptr[e], nv = m->elem_ptr[e + 1] - k0;
-      for (int64_t a = 0; a < nv; a++) {
-        int64_t u = m->elem_node[k0 + a], v = m->elem_node[k0 + (a + 1) % nv];
-        cnt[u < v ? u : v]++;
-        nedge++;
-      }
-    }
-    PM_TRY(PM_MALLOC(start, n + 1, "edge buckets"));
-    start[0] = 0;
-    for (int64_t i = 0; i < n; i++) start[i + 1] = start[i] + cnt[i];
-    PM_TRY(PM_MALLOC(other, nedge, "edge buckets"));
-    PM_TRY(PM_MALLOC(from, nedge, "edge buckets")); /* oriented first node, to keep orientation */
-    memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
-    for (int64_t e = 0; e < ne; e++) {
-      int64_t k0 = m->elem_ptr[e], nv = m->elem_ptr[e + 1] - k0;
-      for (int64_t a = 0; a < nv; a++) {
-        int64_t u = m->elem_node[k0 + a], v = m->elem_node[k0 + (a + 1) % nv];
-        int64_t lo = u < v ? u : v, p = start[lo] + cnt[lo]++;
-        other[p] = (int32_t)(u < v ? v : u);
-        from[p] = (int32_t)u;
-      }
-    }
-    cap = 16;
-    PM_TRY(PM_MALLOC(bn, 2 * cap, "boundary edges"));
-    for (int64_t i = 0; i < n; i++) {
-      for (int64_t p = start[i]; p < start[i + 1]; p++) {
-        int64_t times = 0;
-        for (int64_t q = start[i]; q < start[i + 1]; q++) times += other[q] == other[p];
-        if (times != 1) continue;
-        if (nb == cap) {
-          cap *= 2;
-          PM_TRY(PM_REALLOC(bn, 2 * cap, "boundary edges"));
+  int64_t *start = NULL, *item = NULL, (*key)[PM_CELL_MAX_FACET_VERTS] = NULL, *bf = NULL;
+  int64_t nb = 0, cap = 16, nbn = 0, maxb = 1;
+  PM_TRY(facet_buckets(m, &start, &item));
+  for (int64_t i = 0; i < m->n_nodes; i++)
+    if (start[i + 1] - start[i] > maxb) maxb = start[i + 1] - start[i];
+  PM_TRY(PM_MALLOC(key, maxb, "facet keys"));
+  PM_TRY(PM_MALLOC(bf, cap, "boundary faces"));
+  for (int64_t i = 0; i < m->n_nodes; i++) {
+    int64_t b0 = start[i], nbk = start[i + 1] - b0, v[PM_CELL_MAX_FACET_VERTS];
+    const pm_cell_t *fc;
+    for (int64_t p = 0; p < nbk; p++)
+      facet_key(v, cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc), key[p]);
+    for (int64_t p = 0; p < nbk; p++) {
+      int64_t times = 0, other = -1;
+      for (int64_t q = 0; q < nbk; q++)
+        if (!memcmp(key[p], key[q], sizeof key[p])) {
+          times++;
+          if (q != p) other = q;
         }
-        bn[2 * nb] = from[p];
-        bn[2 * nb + 1] = from[p] == i ? other[p] : i;
-        nb++;
+      PM_TRY_CHECK(times <= 2 || m->dim < 2, PM_ERR_FORMAT,
+                   "elements %lld and %lld (and %lld more) share a%s: a %s may belong to at most two cells",
+                   (long long)m->elem_gid[item[b0 + p] / 8], (long long)m->elem_gid[item[b0 + other] / 8],
+                   (long long)(times - 2), m->dim == 3 ? " face" : "n edge", m->dim == 3 ? "face" : "edge");
+      if (times != 1) continue;
+      if (nb == cap) {
+        cap *= 2;
+        PM_TRY(PM_REALLOC(bf, cap, "boundary faces"));
       }
+      bf[nb++] = item[b0 + p];
+      nbn += cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc);
     }
   }
-  int per = m->dim == 1 ? 1 : 2;
   int64_t nf = m->n_faces;
   PM_TRY(PM_REALLOC(m->face_type, nf + nb, "faces"));
   PM_TRY(PM_REALLOC(m->face_gid, nf + nb, "faces"));
   PM_TRY(PM_REALLOC(m->face_ptr, nf + nb + 1, "faces"));
-  PM_TRY(PM_REALLOC(m->face_node, m->face_ptr[nf] + per * nb, "faces"));
+  PM_TRY(PM_REALLOC(m->face_node, m->face_ptr[nf] + nbn, "faces"));
   for (int64_t f = 0; f < nb; f++) {
-    m->face_type[nf + f] = (int8_t)(per == 1 ? PM_MSH_POINT : PM_MSH_LINE);
+    int64_t v[PM_CELL_MAX_FACET_VERTS], k0 = m->face_ptr[nf + f];
+    const pm_cell_t *fc;
+    int nv = cell_facet(m, bf[f] / 8, (int)(bf[f] % 8), v, &fc);
+    m->face_type[nf + f] = (int8_t)fc->gmsh_type;
     m->face_gid[nf + f] = 0;
-    int64_t k0 = m->face_ptr[nf + f];
-    for (int a = 0; a < per; a++) m->face_node[k0 + a] = bn[per * f + a];
-    m->face_ptr[nf + f + 1] = k0 + per;
+    for (int a = 0; a < nv; a++) m->face_node[k0 + a] = v[a];
+    m->face_ptr[nf + f + 1] = k0 + nv;
   }
   *first = nf;
   *count = nb;
   m->n_faces = nf + nb;
 cleanup:
-  free(cnt);
   free(start);
-  free(other);
-  free(from);
-  free(bn);
+  free(item);
+  free(key);
+  free(bf);
   return ierr;
 }
 
@@ -308,16 +337,32 @@ static void build_free(build_t *b) {
   free(b->tm.table);
 }
 
-/* The mesh dimension: the highest of its elements, which must be 1 or 2. */
+/* The mesh dimension: the highest of its elements (1, 2 or 3).  A 2D mesh must lie in a plane
+ * z = constant: a surface in 3D space (what `gmsh -2` makes of a solid) is not a 2D domain. */
 static int mesh_dim(const pm_msh_t *msh, int *dim_out) {
   int dim = 0;
   for (int64_t e = 0; e < msh->n_elems; e++) {
     int d = pm_msh_type_dim(msh->elem_type[e]);
     if (d > dim) dim = d;
   }
-  PM_CHECK(dim == 1 || dim == 2, PM_ERR_FORMAT,
-           "the mesh has no lines, triangles or quadrangles: nothing to partition "
-           "(pmesh reads 1D meshes of lines and 2D meshes of triangles/quadrangles)");
+  PM_CHECK(dim >= 1, PM_ERR_FORMAT,
+           "the mesh has no lines, surfaces or volumes: nothing to partition (pmesh reads 1D meshes of lines, "
+           "2D meshes of triangles/quadrangles and 3D meshes of tetrahedra/hexahedra/prisms)");
+  if (dim == 2 && msh->n_nodes > 0) {
+    double lo[3], hi[3];
+    for (int d = 0; d < 3; d++) lo[d] = hi[d] = msh->xyz[d];
+    for (int64_t i = 1; i < msh->n_nodes; i++)
+      for (int d = 0; d < 3; d++) {
+        double c = msh->xyz[3 * i + d];
+        lo[d] = c < lo[d] ? c : lo[d];
+        hi[d] = c > hi[d] ? c : hi[d];
+      }
+    double zlo = lo[2], zhi = hi[2], extent = fmax(hi[0] - lo[0], hi[1] - lo[1]);
+    PM_CHECK(zhi - zlo <= 1e-12 * extent, PM_ERR_FORMAT,
+             "a surface mesh in 3D space (its nodes have z from %g to %g): pmesh solves on 2D meshes in a "
+             "plane z = constant and on 3D volume meshes; make the volume mesh with 'gmsh -3'",
+             zlo, zhi);
+  }
   *dim_out = dim;
   return PM_OK;
 }
@@ -629,7 +674,7 @@ static int add_boundary_group(pm_mesh_t *m) {
   grp->dim = m->dim - 1;
   PM_CALL(pm_strdup("boundary", &grp->name));
   PM_CALL(PM_MALLOC(grp->faces, nb, "boundary faces"));
-  PM_CALL(PM_MALLOC(grp->nodes, nb * 2, "boundary nodes"));
+  PM_CALL(PM_MALLOC(grp->nodes, m->face_ptr[f0 + nb] - m->face_ptr[f0] + 1, "boundary nodes"));
   PM_CALL(PM_MALLOC(grp->elems, 1, "boundary elements"));
   for (int64_t f = 0; f < nb; f++) {
     grp->faces[f] = f0 + f;

@@ -18,37 +18,19 @@
 #include "base/pm_scan.h"
 #include "pm_msh_ent.h"
 #include "pm_msh_rd.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 
 #define MSH_CONVERT "convert it with 'gmsh FILE -format msh41 -save -o out.msh'"
 
 int pm_msh_type_nodes(int type) {
-  switch (type) {
-    case PM_MSH_POINT:
-      return 1;
-    case PM_MSH_LINE:
-      return 2;
-    case PM_MSH_TRI:
-      return 3;
-    case PM_MSH_QUAD:
-      return 4;
-    default:
-      return -1;
-  }
+  const pm_cell_t *c = pm_cell_gmsh(type);
+  return c ? c->n_verts : -1;
 }
 
 int pm_msh_type_dim(int type) {
-  switch (type) {
-    case PM_MSH_POINT:
-      return 0;
-    case PM_MSH_LINE:
-      return 1;
-    case PM_MSH_TRI:
-    case PM_MSH_QUAD:
-      return 2;
-    default:
-      return -1;
-  }
+  const pm_cell_t *c = pm_cell_gmsh(type);
+  return c ? c->dim : -1;
 }
 
 /* ---- sections ---- */
