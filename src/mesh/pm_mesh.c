@@ -249,7 +249,9 @@ static int mesh_dim(const pm_msh_t *msh, int *dim_out) {
     double zlo = lo[2], zhi = hi[2], extent = fmax(hi[0] - lo[0], hi[1] - lo[1]);
     PM_CHECK(zhi - zlo <= 1e-12 * extent, PM_ERR_FORMAT,
              "a surface mesh in 3D space (its nodes have z from %g to %g): pmesh solves on 2D meshes in a "
-             "plane z = constant and on 3D volume meshes; make the volume mesh with 'gmsh -3'",
+             "plane z = constant and on 3D volume meshes; make the volume mesh with 'gmsh -3' (and, when the .geo "
+             "defines physical groups, give the volume a Physical Volume: Gmsh saves only the elements of "
+             "physical groups)",
              zlo, zhi);
   }
   *dim_out = dim;
