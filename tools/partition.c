@@ -427,10 +427,12 @@ static int write_summary(const work_t *w, int64_t mn, double avg, int64_t mx, do
   fprintf(fp_,
           ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"order\": \"%s\",\n  \"seed\": %" PRId64
           ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64
-          ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
+          ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"ignored_lines\": %" PRId64 ",\n  \"ignored_points\": %" PRId64
+          ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
           ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64 ",\n  \"imbalance\": %.6f,\n  \"groups\": [\n",
           nparts, w->opt.method == PM_PART_FILE ? "file" : a->method_s, a->halo_s, w->order_s, a->seed, a->ufactor,
-          mesh->dim, mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, w->edgecut, mn, avg, mx, imbalance);
+          mesh->dim, mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, mesh->n_ignored_lines, mesh->n_ignored_points,
+          w->edgecut, mn, avg, mx, imbalance);
   for (int g = 0; g < mesh->n_groups; g++) {
     fprintf(fp_, "    {\"name\": ");
     pm_tool_json_string(fp_, mesh->groups[g].name);
