@@ -61,36 +61,67 @@ cleanup:
   return ierr;
 }
 
+typedef struct facet_ref {
+  int64_t key[PM_CELL_MAX_FACET_VERTS];
+  int64_t p; /* position in the bucket */
+} facet_ref_t;
+
+static int cmp_facet_ref(const void *a, const void *b) {
+  const facet_ref_t *x = a, *y = b;
+  for (int i = 0; i < PM_CELL_MAX_FACET_VERTS; i++)
+    if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+  return (x->p > y->p) - (x->p < y->p);
+}
+
+/* How many cells share each facet of one bucket (nbk facets from item[b0]): times[p], and
+ * other[p] another facet of the bucket with the same vertices (-1 if none).  Sorting the bucket
+ * keeps this linear-logarithmic in the bucket's size (a low node of a tetrahedral mesh is the
+ * smallest node of dozens of facets). */
+static void facet_counts(const pm_mesh_t *m, const int64_t *item, int64_t b0, int64_t nbk, facet_ref_t *sk,
+                         int64_t *times, int64_t *other) {
+  int64_t v[PM_CELL_MAX_FACET_VERTS];
+  const pm_cell_t *fc;
+  for (int64_t p = 0; p < nbk; p++) {
+    facet_key(v, cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc), sk[p].key);
+    sk[p].p = p;
+  }
+  qsort(sk, (size_t)nbk, sizeof *sk, cmp_facet_ref);
+  for (int64_t r0 = 0, r1; r0 < nbk; r0 = r1) {
+    for (r1 = r0 + 1; r1 < nbk && !memcmp(sk[r1].key, sk[r0].key, sizeof sk[r0].key);) r1++;
+    for (int64_t j = r0; j < r1; j++) {
+      times[sk[j].p] = r1 - r0;
+      other[sk[j].p] = r1 - r0 < 2 ? -1 : sk[j == r0 ? r0 + 1 : r0].p;
+    }
+  }
+}
+
 /* Derive the "boundary" faces: the facets of exactly one cell (edges of 2D cells, faces of 3D
- * cells, end points of lines), outward as the cell sees them.  A facet of three or more cells
- * (in 2D and 3D) is not a mesh pmesh can solve on and is refused.  Appends the faces to the face
- * arrays (gid 0) and returns their index range in *first, *count. */
+ * cells, end points of lines), outward as the cell sees them, in the order of their smallest
+ * node and then of their cells.  A facet of three or more cells (in 2D and 3D) is not a mesh
+ * pmesh can solve on and is refused.  Appends the faces to the face arrays (gid 0) and returns
+ * their index range in *first, *count. */
 static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
   int ierr = PM_OK;
-  int64_t *start = NULL, *item = NULL, (*key)[PM_CELL_MAX_FACET_VERTS] = NULL, *bf = NULL;
+  int64_t *start = NULL, *item = NULL, *bf = NULL, *times = NULL, *other = NULL;
+  facet_ref_t *sk = NULL;
   int64_t nb = 0, cap = 16, nbn = 0, maxb = 1;
   PM_TRY(facet_buckets(m, &start, &item));
   for (int64_t i = 0; i < m->n_nodes; i++)
     if (start[i + 1] - start[i] > maxb) maxb = start[i + 1] - start[i];
-  PM_TRY(PM_MALLOC(key, maxb, "facet keys"));
+  PM_TRY(PM_MALLOC(sk, maxb, "facet keys"));
+  PM_TRY(PM_MALLOC(times, maxb, "facet counts"));
+  PM_TRY(PM_MALLOC(other, maxb, "facet counts"));
   PM_TRY(PM_MALLOC(bf, cap, "boundary faces"));
   for (int64_t i = 0; i < m->n_nodes; i++) {
     int64_t b0 = start[i], nbk = start[i + 1] - b0, v[PM_CELL_MAX_FACET_VERTS];
     const pm_cell_t *fc;
-    for (int64_t p = 0; p < nbk; p++)
-      facet_key(v, cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc), key[p]);
+    facet_counts(m, item, b0, nbk, sk, times, other);
     for (int64_t p = 0; p < nbk; p++) {
-      int64_t times = 0, other = -1;
-      for (int64_t q = 0; q < nbk; q++)
-        if (!memcmp(key[p], key[q], sizeof key[p])) {
-          times++;
-          if (q != p) other = q;
-        }
-      PM_TRY_CHECK(times <= 2 || m->dim < 2, PM_ERR_FORMAT,
+      PM_TRY_CHECK(times[p] <= 2 || m->dim < 2, PM_ERR_FORMAT,
                    "elements %lld and %lld (and %lld more) share a%s: a %s may belong to at most two cells",
-                   (long long)m->elem_gid[item[b0 + p] / 8], (long long)m->elem_gid[item[b0 + other] / 8],
-                   (long long)(times - 2), m->dim == 3 ? " face" : "n edge", m->dim == 3 ? "face" : "edge");
-      if (times != 1) continue;
+                   (long long)m->elem_gid[item[b0 + p] / 8], (long long)m->elem_gid[item[b0 + other[p]] / 8],
+                   (long long)(times[p] - 2), m->dim == 3 ? " face" : "n edge", m->dim == 3 ? "face" : "edge");
+      if (times[p] != 1) continue;
       if (nb == cap) {
         cap *= 2;
         PM_TRY(PM_REALLOC(bf, cap, "boundary faces"));
@@ -119,7 +150,9 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
 cleanup:
   free(start);
   free(item);
-  free(key);
+  free(sk);
+  free(times);
+  free(other);
   free(bf);
   return ierr;
 }
