@@ -17,12 +17,13 @@ static int face_map(const pm_local_t *l, const pm_local_group_t *G, int32_t f, d
   const pm_cell_t *c = pm_cell_gmsh(G->face_type[f]);
   const double *X[PM_CELL_MAX_VERTS];
   *fn = G->face_node + k0;
-  int ierr = PM_OK;
-  if (!c || c->dim > 2 || nv != c->n_verts)
+  const pm_cell_t *cell = l->n_elems > 0 ? pm_cell_gmsh(l->elem_type[0]) : NULL;
+  int ierr = PM_OK, dim = cell ? cell->dim : c ? c->dim + 1 : 0;
+  if (!c || nv != c->n_verts || c->dim != dim - 1)
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                        "a face of type %d with %d nodes: boundary conditions go on boundary faces (triangles and "
-                        "quadrangles in 3D, lines in 2D, end points in 1D)",
-                        G->face_type[f], nv);
+                        "%s faces (type %d, %d nodes) in a %dD mesh: fluxes and Robin conditions go on boundary faces "
+                        "(end points in 1D, lines in 2D, triangles and quadrangles in 3D)",
+                        c ? c->name : "unknown", G->face_type[f], nv, dim);
   for (int a = 0; !ierr && a < nv; a++) X[a] = l->xyz + 3 * (*fn)[a];
   if (!ierr) ierr = pm_element_geometry(c, X, 0, g);
   if (ierr) {
