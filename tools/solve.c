@@ -111,14 +111,18 @@ static void write_history(void *ctx, int it, double rel) {
   fprintf((FILE *)ctx, "%d %.17g\n", it, rel);
 }
 
-/* --dump-solution: each rank's internal 'global_id x y u' lines. */
+/* --dump-solution: each rank's internal 'global_id x y u' lines ('global_id x y z u' in 3D). */
 static int dump_solution(const params_t *p, const pm_local_t *l, const double *u, int rank) {
   char path[PATH_LEN + 32];
   snprintf(path, sizeof path, "%s.%d", p->dump_u, rank);
   pm_tool_out_t o;
   if (pm_tool_open(tool, &o, path)) return PM_ERR_IO;
   for (int32_t i = 0; i < l->n_internal; i++)
-    fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g\n", l->gid[i], l->xyz[3 * i], l->xyz[3 * i + 1], u[i]);
+    if (p->dim == 3)
+      fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g %.17g\n", l->gid[i], l->xyz[3 * i], l->xyz[3 * i + 1],
+              l->xyz[3 * i + 2], u[i]);
+    else
+      fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g\n", l->gid[i], l->xyz[3 * i], l->xyz[3 * i + 1], u[i]);
   return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
 }
 
@@ -370,7 +374,8 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
   }
   for (int i = 0; i < p->n_dir; i++) { /* the internal nodes of each Dirichlet group */
     int g = pm_local_find_group(l, p->dir_group[i]);
-    for (int32_t k = 0; g >= 0 && k < l->groups[g].n_nodes; k++) mine[PM_CELL_NTYPES + i] += l->groups[g].nodes[k] < l->n_internal;
+    for (int32_t k = 0; g >= 0 && k < l->groups[g].n_nodes; k++)
+      mine[PM_CELL_NTYPES + i] += l->groups[g].nodes[k] < l->n_internal;
   }
   if (MPI_Allreduce(mine, all, PM_CELL_NTYPES + MAXBC, MPI_INT64_T, MPI_SUM, part->comm) != MPI_SUCCESS) {
     if (part->rank == 0) fprintf(stderr, "%s: error: the mesh's cell counts could not be summed\n", tool);
@@ -383,10 +388,10 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
   for (int c = 0; c < PM_CELL_NTYPES && p->scheme != PM_SCHEME_FEM && !msg[0]; c++)
     if (all[c] > 0 && c != (int)grid)
       snprintf(msg, sizeof msg,
-               "--scheme %s: the mesh has %" PRId64 " %s cells: the finite differences need an axis-aligned %s of %s "
+               "--scheme %s: the mesh has %" PRId64 " %s cells: the finite differences need an axis-aligned %s "
                "only (%s); use --scheme fem for this mesh",
                pm_scheme_name((pm_scheme_t)p->scheme), all[c], pm_cell_get((pm_cell_type_t)c)->name,
-               grid == PM_CELL_HEX ? "box" : "grid", pm_cell_get(grid)->name,
+               grid == PM_CELL_HEX ? "box of hexahedra" : "grid of quadrangles",
                grid == PM_CELL_HEX ? "meshgen box, without --tet or --prism" : "meshgen grid, without --tri");
   for (int i = 0; i < p->n_dir && !msg[0]; i++)
     if (all[PM_CELL_NTYPES + i] == 0)

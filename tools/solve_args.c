@@ -188,6 +188,7 @@ static void options_solver(params_t *p, pm_tool_opt_t *t) {
        "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n", 0},
       {"--dump-solution", S, p->dump_u, 0, PATH_LEN, NULL, NULL,
        "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
+       "                         ('global_id x y z u' on a 3D mesh)\n"
        "                         (transient: the last step)\n",
        0},
       {"--dt", X, NULL, 0, 0, NULL, opt_dt,
