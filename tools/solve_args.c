@@ -144,7 +144,8 @@ static void options_solver(params_t *p, pm_tool_opt_t *t) {
       {"--amg-threshold", D, &p->amg_threshold, -1e300, 1e300, NULL, NULL,
        "  --amg-*                the AMG options below need --precond amg or mg (with auto they\n"
        "                         select amg)\n"
-       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n",
+       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08; 0.02 on 3D\n"
+       "                         meshes)\n",
        0},
       {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
        "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
@@ -429,6 +430,11 @@ static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta
     return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
                          nranks, meta->nparts);
   if (check_dim(t, p, meta)) return -1;
+  if (!pm_tool_seen(t, "--amg-threshold")) { /* the default depends on the dimension */
+    pm_amg_options_t ao;
+    pm_amg_options_default_dim(&ao, meta->dim);
+    p->amg_threshold = ao.threshold;
+  }
   /* One part has no halo; with more, an element's nodes must all be in its rank's halo. */
   if (p->scheme == PM_SCHEME_FEM && meta->halo && !strcmp(meta->halo, "edge") && meta->dim > 1 && meta->nparts > 1 &&
       !p->exchange_test)
