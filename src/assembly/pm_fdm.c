@@ -25,8 +25,7 @@ static int check_data(const pm_problem_t *pr, const char *name, const pm_problem
   for (int i = 0; i < src->n; i++)
     PM_CHECK(!src->e[i].group, PM_ERR_ARG, "the %s scheme takes one source for the whole grid (no group)", name);
   for (int i = 0; i < cond->n; i++)
-    PM_CHECK(!cond->e[i].group, PM_ERR_ARG, "the %s scheme takes one conductivity for the whole grid (no group)",
-             name);
+    PM_CHECK(!cond->e[i].group, PM_ERR_ARG, "the %s scheme takes one conductivity for the whole grid (no group)", name);
   return PM_OK;
 }
 
@@ -37,8 +36,8 @@ static int check_cells(const pm_local_t *l, const char *name, int dim) {
     const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
     PM_CHECK(c && c->dim == dim && c->n_verts == 1 << dim, PM_ERR_ARG,
              "the %s scheme: element %lld is a %s: the %d-point scheme needs an axis-aligned %s of %s (%s)", name,
-             (long long)l->elem_gid[e], c ? c->name : "cell of an unknown type", 2 * dim + 1,
-             dim == 3 ? "box" : "grid", dim == 3 ? "hexahedra" : "quadrangles",
+             (long long)l->elem_gid[e], c ? c->name : "cell of an unknown type", 2 * dim + 1, dim == 3 ? "box" : "grid",
+             dim == 3 ? "hexahedra" : "quadrangles",
              dim == 3 ? "meshgen box, without --tet or --prism" : "meshgen grid, without --tri");
   }
   return PM_OK;

@@ -199,9 +199,9 @@ static int check_group(const pm_meta_t *meta, int w, const char *group, const ch
   }
   if (w >= 3 && meta->group_dim[g] != meta->dim - 1) {
     list_groups(meta, meta->dim - 1, groups, sizeof groups);
-    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the %s on '%s': '%s' is a %dD group; %s go on %dD boundary groups: %s",
-                        what, group, group, meta->group_dim[g], w == 3 ? "fluxes" : "Robin conditions", meta->dim - 1,
-                        groups);
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "the %s on '%s': '%s' is a %dD group; %s go on %dD boundary groups: %s", what, group, group,
+                        meta->group_dim[g], w == 3 ? "fluxes" : "Robin conditions", meta->dim - 1, groups);
   }
   return PM_OK;
 }
