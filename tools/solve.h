@@ -59,7 +59,14 @@ void solve_amg_options(const params_t *p, pm_amg_options_t *o);
  *  count (so a reproducible result stays the same file for any partition), into buf. */
 void solve_options_text(const params_t *p, char *buf, size_t size);
 
-/* Between the option files (solve_opts_problem.c, for solve_args.c's parse). */
+/* Between the option files (solve_opts_table.c and solve_opts_problem.c, for solve_args.c's
+ * parse). */
+enum { SOLVE_N_OPTIONS = 48 };
+/** The option table (SOLVE_N_OPTIONS entries at most, the last one's name NULL) into t, its values
+ *  pointing into p; the defaults into p; the help text with the table's lines. */
+void solve_options_table(params_t *p, pm_tool_opt_t t[SOLVE_N_OPTIONS]);
+void solve_set_defaults(params_t *p);
+void solve_print_help(const pm_tool_opt_t *t);
 /** --source, --conductivity ([GROUP=]EXPR), --dirichlet, --neumann (GROUP=EXPR); --robin
  *  GROUP=H,U_INF (option-table callbacks). */
 int solve_opt_bc(void *ctx, const char *opt, const char *v);
