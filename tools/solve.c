@@ -396,8 +396,8 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
   for (int i = 0; i < p->n_dir && !msg[0]; i++)
     if (all[PM_CELL_NTYPES + i] == 0)
       snprintf(msg, sizeof msg,
-               "--dirichlet %s=%s: the group '%s' has no nodes in the mesh (a physical group of no elements, or of "
-               "lines or points in a 3D mesh, which are not read): name a group of boundary faces",
+               "--dirichlet %s=%s: the group '%s' has no nodes in the mesh (none of its nodes is a node of a "
+               "cell): name a group on the mesh, such as a boundary group",
                p->dir_group[i], p->dir_expr[i], p->dir_group[i]);
   if (msg[0] && part->rank == 0) fprintf(stderr, "%s: error: %s\n", tool, msg);
   return msg[0] != '\0';
