@@ -57,6 +57,18 @@ static int map3(const pm_cell_t *c, double J[3][3], const double (*dn)[3], int g
  * tangential gradients J G^-1 dN. */
 static int map_low(const pm_cell_t *c, double J[3][3], const double (*dn)[3], int grads, double (*grad)[3], double *jac) {
   int d = c->dim;
+  if (d == 2 && J[2][0] == 0 && J[2][1] == 0) { /* a cell of a 2D mesh (z constant): J is 2x2 */
+    double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    PM_CHECK(det != 0, PM_ERR_FORMAT, "the %s is degenerate (zero area)", c->name);
+    *jac = fabs(det);
+    if (!grads) return PM_OK;
+    for (int a = 0; a < c->n_verts; a++) {
+      grad[a][0] = (J[1][1] * dn[a][0] - J[1][0] * dn[a][1]) / det;
+      grad[a][1] = (-J[0][1] * dn[a][0] + J[0][0] * dn[a][1]) / det;
+      grad[a][2] = 0;
+    }
+    return PM_OK;
+  }
   double G[2][2] = {{0, 0}, {0, 0}}, Gi[2][2];
   for (int j = 0; j < d; j++)
     for (int k = 0; k < d; k++)

@@ -70,7 +70,7 @@ done
 "$PARTITION" plate.msh 3 --halo edge -o e.3 --quiet
 "$MPIEXEC" -n 3 "$SOLVE" -p e.3 -o fd.h5 --scheme fdm5 --source 0 --initial-value 'sin(pi*x)*sin(pi*y)' \
   --dt 0.01 --steps 8 --every 8 --rtol 1e-13 > fd.out
-grep -q 'mass lumped (fdm5: the nodal value)' fd.out || fail "fdm5 does not say it uses the nodal value as mass"
+grep -q 'mass lumped (finite differences: the nodal value)' fd.out || fail "fdm5 does not say it uses the nodal value as mass"
 $PY "$CHECK" eigen fd.h5 fdm5 0.1 0.01 8 || fail "(e) fdm5"
 # (f) Insulated (pure Neumann, allowed when transient) with f = 1 from u = 0: u^n = n dt at every
 #     node for any mesh and either mass (K 1 = 0 and the load is M 1) - P1, mixed, a 1D bar with
