@@ -31,7 +31,7 @@ typedef struct pm_csr {
 } pm_csr_t;
 
 /** Structure from the local mesh: row i couples to every node sharing an element with it
- *  (`edges_only`: only the nodes joined by an element edge - the 5-point stencil).  Values zero.
+ *  (`edges_only`: only the nodes joined by an edge of the cell table - the 5- and 7-point stencils).  Values zero.
  *  Not collective. */
 PM_EXTERN int pm_csr_create(const pm_local_t *local, int edges_only, pm_csr_t **csr);
 /** Free; NULL-safe, sets *csr to NULL.  Not collective. */

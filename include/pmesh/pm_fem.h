@@ -1,5 +1,6 @@
 /* pm_fem.h - assembly of heat conduction / Poisson, -div(k grad u) = f, on a local mesh:
- * Galerkin FEM (linear lines, P1 triangles, Q1 quadrangles with 2x2 Gauss) or the 5-point
+ * Galerkin FEM on every cell of the reference-cell table (linear lines, P1 triangles and
+ * tetrahedra, Q1 quadrangles and hexahedra, linear prisms; degree-2 quadrature) or the 5-point
  * finite-difference scheme on structured grids; Dirichlet values eliminated symmetrically (as the
  * lecture does), Neumann fluxes k du/dn = g and Robin conditions k du/dn = h (u_inf - u) (FEM: a
  * boundary mass term R in the matrix, h u_inf in the load) on boundary-face groups.  For the
@@ -40,7 +41,7 @@ PM_EXTERN int pm_fem_dirichlet(const pm_local_t *local, const pm_problem_t *prob
 typedef enum pm_mass { PM_MASS_CONSISTENT, PM_MASS_LUMPED } pm_mass_t;
 
 /** Mass matrix M_ij = integral of phi_i phi_j (times the cross-section for 1D bars), with the
- *  stiffness's quadrature (exact for lines, P1 and parallelogram Q1); PM_MASS_LUMPED puts the
+ *  stiffness's quadrature (exact for affine cells); PM_MASS_LUMPED puts the
  *  row sums on the diagonal.  For PM_SCHEME_FDM5 the mass is the identity (the nodal value), so
  *  only PM_MASS_LUMPED is accepted (PM_ERR_ARG otherwise).  m has the structure of the
  *  stiffness (pm_csr_create with the same edges_only); its values are overwritten.  Not collective. */
@@ -84,8 +85,9 @@ PM_EXTERN int pm_fem_load(const pm_local_t *local, const pm_problem_t *prob, dou
  *  Not collective. */
 PM_EXTERN int pm_fem_robin_integral(const pm_local_t *local, const pm_problem_t *prob, double *h_int);
 
-/** Lumped-mass weight of each internal node (its share of the measure of its elements), for
- *  discrete L2 norms.  w has N entries.  Not collective. */
+/** Lumped-mass weight of each internal node (its share of the measure of its elements: each
+ *  element's measure, by its quadrature, split equally between its vertices), for discrete L2
+ *  norms.  w has N entries.  Not collective. */
 PM_EXTERN int pm_fem_node_weights(const pm_local_t *local, double *w);
 
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/pm_exact_int.h"
+#include "pmesh/pm_cell.h"
 #include "pm_csr_int.h"
 #include "pmesh/pm_error.h"
 
@@ -71,6 +72,24 @@ cleanup:
   return ierr;
 }
 
+/* The couplings of one cell with vertices node[]: every pair of its vertices, or (edges_only) the
+ * pairs joined by one of its edges in the table.  Counts them into cnt[row] for the internal rows
+ * (< n), and when index is given also writes them at item[index[row] + cnt[row]]. */
+static void pairs(const pm_cell_t *c, int edges_only, const int32_t *node, int32_t n, int32_t *cnt,
+                  const int32_t *index, int32_t *item) {
+  int np = edges_only ? c->n_edges : c->n_verts * (c->n_verts - 1) / 2;
+  for (int k = 0, i = 0, j = 1; k < np; k++) {
+    int a = edges_only ? c->edge[k][0] : i, b = edges_only ? c->edge[k][1] : j;
+    if (!edges_only && ++j == c->n_verts) j = ++i + 1;
+    for (int s = 0; s < 2; s++) {
+      int32_t r = node[s ? b : a], col = node[s ? a : b];
+      if (r >= n) continue;
+      if (index) item[index[r] + cnt[r]] = col;
+      cnt[r]++;
+    }
+  }
+}
+
 int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   int ierr = PM_OK;
   pm_csr_t *a = NULL;
@@ -85,32 +104,19 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   /* Upper bound of each row's length: the element pairs it appears in. */
   PM_TRY(PM_CALLOC(cnt, n + 1, "matrix rows"));
   for (int32_t e = 0; e < l->n_elems; e++) {
+    const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
     int32_t k0 = l->elem_ptr[e], nv = l->elem_ptr[e + 1] - k0;
-    for (int32_t i = 0; i < nv; i++) {
-      int32_t v = l->elem_node[k0 + i];
-      if (v < n) cnt[v] += edges_only && nv > 2 ? 2 : nv - 1;
-    }
+    PM_TRY_CHECK(c && c->n_verts == nv, PM_ERR_FORMAT, "element %lld: type %d with %d nodes is no cell of the table",
+                 (long long)l->elem_gid[e], l->elem_type[e], (int)nv);
+    pairs(c, edges_only, l->elem_node + k0, n, cnt, NULL, NULL);
   }
   PM_TRY(PM_MALLOC(a->index, n + 1, "matrix index"));
   a->index[0] = 0;
   for (int32_t i = 0; i < n; i++) a->index[i + 1] = a->index[i] + cnt[i];
   PM_TRY(PM_MALLOC(a->item, a->index[n], "matrix columns"));
   memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
-  for (int32_t e = 0; e < l->n_elems; e++) {
-    int32_t k0 = l->elem_ptr[e], nv = l->elem_ptr[e + 1] - k0;
-    for (int32_t i = 0; i < nv; i++) {
-      int32_t v = l->elem_node[k0 + i];
-      if (v >= n) continue;
-      int32_t *row = a->item + a->index[v];
-      if (edges_only && nv > 2) {
-        row[cnt[v]++] = l->elem_node[k0 + (i + 1) % nv];
-        row[cnt[v]++] = l->elem_node[k0 + (i + nv - 1) % nv];
-      } else {
-        for (int32_t j = 0; j < nv; j++)
-          if (j != i) row[cnt[v]++] = l->elem_node[k0 + j];
-      }
-    }
-  }
+  for (int32_t e = 0; e < l->n_elems; e++)
+    pairs(pm_cell_gmsh(l->elem_type[e]), edges_only, l->elem_node + l->elem_ptr[e], n, cnt, a->index, a->item);
   /* Compact: sorted by global id, unique, no diagonal; columns must be internal or external.
    * Duplicates (a neighbour appears once per element the two share) go first, by local index
    * with a stamp per column, so the sort by global id sees each column once. */

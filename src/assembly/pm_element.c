@@ -1,13 +1,9 @@
-/* pm_element.c - the element kernels: stiffness, load and mass of one linear line, P1 triangle
- * or Q1 quadrangle, with their quadrature rules. */
+/* pm_element.c - the element kernels: one isoparametric map for every cell type of the table
+ * (pm_cell.h), and the stiffness, load and mass it gives. */
 #include "pm_element.h"
 
 #include <math.h>
 #include <string.h>
-
-#include "pmesh/pm_msh.h"
-
-const double pm_element_gauss2[2] = {0.21132486540518711775, 0.78867513459481288225};
 
 int pm_element_need(const pm_local_t *l) {
   PM_CHECK(l->has_mesh, PM_ERR_ARG,
@@ -21,139 +17,140 @@ int pm_element_eval(const pm_expr_t *e, const double *p, const char *what, doubl
   return PM_OK;
 }
 
-int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
-                         double K[4][4], double F[4]) {
+int pm_element_cell(const pm_local_t *l, int32_t e, const pm_cell_t **c, const double *X[PM_CELL_MAX_VERTS]) {
   int32_t k0 = l->elem_ptr[e];
   int nv = l->elem_ptr[e + 1] - k0;
-  const double *X[4];
+  *c = pm_cell_gmsh(l->elem_type[e]);
+  PM_CHECK(*c && (*c)->dim > 0, PM_ERR_FORMAT, "element type %d is no cell pmesh integrates over", l->elem_type[e]);
+  PM_CHECK(nv == (*c)->n_verts, PM_ERR_FORMAT, "the %s has %d nodes instead of %d", (*c)->name, nv, (*c)->n_verts);
   for (int a = 0; a < nv; a++) X[a] = l->xyz + 3 * l->elem_node[k0 + a];
-  memset(K, 0, sizeof(double) * 16);
-  memset(F, 0, sizeof(double) * 4);
-  double p[3], kv, fv;
-  if (l->elem_type[e] == PM_MSH_LINE) {
-    double dx = X[1][0] - X[0][0], dy = X[1][1] - X[0][1], dz = X[1][2] - X[0][2];
-    double L = sqrt(dx * dx + dy * dy + dz * dz);
-    PM_CHECK(L > 0, PM_ERR_FORMAT, "the line has zero length");
-    const double *gq = pm_element_gauss2;
-    double kint = 0;
-    for (int q = 0; q < 2; q++) {
-      for (int d = 0; d < 3; d++) p[d] = X[0][d] + gq[q] * (X[1][d] - X[0][d]);
-      PM_CALL(pm_element_eval(k, p, "the conductivity", &kv));
-      PM_CALL(pm_element_eval(f, p, "the source", &fv));
-      kint += 0.5 * kv;
-      F[0] += 0.5 * fv * (1 - gq[q]) * area * L;
-      F[1] += 0.5 * fv * gq[q] * area * L;
+  return PM_OK;
+}
+
+/* The inverse of the 3x3 matrix J with determinant det. */
+static void inverse3(double J[3][3], double det, double Ji[3][3]) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      int i1 = (j + 1) % 3, i2 = (j + 2) % 3, j1 = (i + 1) % 3, j2 = (i + 2) % 3;
+      Ji[i][j] = (J[i1][j1] * J[i2][j2] - J[i1][j2] * J[i2][j1]) / det;
     }
-    double s = area * kint / L;
-    K[0][0] = K[1][1] = s;
-    K[0][1] = K[1][0] = -s;
-  } else if (l->elem_type[e] == PM_MSH_TRI) {
-    double x10 = X[1][0] - X[0][0], y10 = X[1][1] - X[0][1], x20 = X[2][0] - X[0][0], y20 = X[2][1] - X[0][1];
-    double det = x10 * y20 - x20 * y10, A = 0.5 * fabs(det);
-    PM_CHECK(A > 0, PM_ERR_FORMAT, "the triangle is degenerate (zero area)");
-    /* gradients of the barycentric functions */
-    double g[3][2] = {{(y10 - y20) / det, (x20 - x10) / det}, {y20 / det, -x20 / det}, {-y10 / det, x10 / det}};
-    static const double qp[3][2] = {{1.0 / 6, 1.0 / 6}, {2.0 / 3, 1.0 / 6}, {1.0 / 6, 2.0 / 3}};
-    double kint = 0;
-    for (int q = 0; q < 3; q++) {
-      double phi[3] = {1 - qp[q][0] - qp[q][1], qp[q][0], qp[q][1]};
-      for (int d = 0; d < 3; d++) p[d] = phi[0] * X[0][d] + phi[1] * X[1][d] + phi[2] * X[2][d];
-      PM_CALL(pm_element_eval(k, p, "the conductivity", &kv));
-      PM_CALL(pm_element_eval(f, p, "the source", &fv));
-      kint += kv / 3;
-      for (int a = 0; a < 3; a++) F[a] += fv * phi[a] * A / 3;
-    }
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < 3; b++) K[a][b] = kint * A * (g[a][0] * g[b][0] + g[a][1] * g[b][1]);
-  } else if (l->elem_type[e] == PM_MSH_QUAD) {
-    static const double gp = 0.57735026918962576451; /* 1/sqrt(3) */
-    static const double xi[4] = {-1, 1, 1, -1}, eta[4] = {-1, -1, 1, 1};
-    for (int q = 0; q < 4; q++) {
-      double s = xi[q] * gp, t = eta[q] * gp;
-      double phi[4], ds[4], dt[4];
-      for (int a = 0; a < 4; a++) {
-        phi[a] = 0.25 * (1 + xi[a] * s) * (1 + eta[a] * t);
-        ds[a] = 0.25 * xi[a] * (1 + eta[a] * t);
-        dt[a] = 0.25 * eta[a] * (1 + xi[a] * s);
-      }
-      double J[2][2] = {{0, 0}, {0, 0}};
-      for (int a = 0; a < 4; a++) {
-        J[0][0] += ds[a] * X[a][0];
-        J[0][1] += ds[a] * X[a][1];
-        J[1][0] += dt[a] * X[a][0];
-        J[1][1] += dt[a] * X[a][1];
-      }
-      double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      PM_CHECK(det != 0, PM_ERR_FORMAT, "the quadrangle is degenerate");
-      double w = fabs(det);
-      for (int d = 0; d < 3; d++) {
-        p[d] = 0;
-        for (int a = 0; a < 4; a++) p[d] += phi[a] * X[a][d];
-      }
-      PM_CALL(pm_element_eval(k, p, "the conductivity", &kv));
-      PM_CALL(pm_element_eval(f, p, "the source", &fv));
-      double gx[4], gy[4];
-      for (int a = 0; a < 4; a++) {
-        gx[a] = (J[1][1] * ds[a] - J[0][1] * dt[a]) / det;
-        gy[a] = (-J[1][0] * ds[a] + J[0][0] * dt[a]) / det;
-      }
-      for (int a = 0; a < 4; a++) {
-        F[a] += fv * phi[a] * w;
-        for (int b = 0; b < 4; b++) K[a][b] += kv * (gx[a] * gx[b] + gy[a] * gy[b]) * w;
-      }
-    }
+}
+
+/* A 3D cell at one point: det J > 0, gradients J^-T dN. */
+static int map3(const pm_cell_t *c, double J[3][3], double (*dn)[3], int grads, double (*grad)[3], double *jac) {
+  double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+               J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+  PM_CHECK(det > 0, PM_ERR_FORMAT,
+           "the %s is inverted or degenerate (Jacobian determinant %g at a quadrature point; Gmsh's orientation "
+           "gives a positive one)",
+           c->name, det);
+  *jac = det;
+  if (!grads) return PM_OK;
+  double Ji[3][3];
+  inverse3(J, det, Ji);
+  for (int a = 0; a < c->n_verts; a++)
+    for (int i = 0; i < 3; i++) grad[a][i] = dn[a][0] * Ji[0][i] + dn[a][1] * Ji[1][i] + dn[a][2] * Ji[2][i];
+  return PM_OK;
+}
+
+/* A cell of dimension d < 3 at one point: the measure sqrt(det G) of the tangents (G = J^T J),
+ * tangential gradients J G^-1 dN. */
+static int map_low(const pm_cell_t *c, double J[3][3], double (*dn)[3], int grads, double (*grad)[3], double *jac) {
+  int d = c->dim;
+  double G[2][2] = {{0, 0}, {0, 0}}, Gi[2][2];
+  for (int j = 0; j < d; j++)
+    for (int k = 0; k < d; k++)
+      for (int i = 0; i < 3; i++) G[j][k] += J[i][j] * J[i][k];
+  double det = d == 1 ? G[0][0] : G[0][0] * G[1][1] - G[0][1] * G[1][0];
+  PM_CHECK(det > 0, PM_ERR_FORMAT, "the %s is degenerate (zero %s)", c->name, d == 1 ? "length" : "area");
+  *jac = sqrt(det);
+  if (!grads) return PM_OK;
+  if (d == 1) {
+    Gi[0][0] = 1 / det;
   } else {
-    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "type %d is no 1D/2D cell", l->elem_type[e]);
+    Gi[0][0] = G[1][1] / det;
+    Gi[1][1] = G[0][0] / det;
+    Gi[0][1] = Gi[1][0] = -G[0][1] / det;
+  }
+  for (int a = 0; a < c->n_verts; a++) {
+    double r[2];
+    for (int j = 0; j < d; j++) {
+      r[j] = 0;
+      for (int k = 0; k < d; k++) r[j] += Gi[j][k] * dn[a][k];
+    }
+    for (int i = 0; i < 3; i++) {
+      grad[a][i] = 0;
+      for (int j = 0; j < d; j++) grad[a][i] += J[i][j] * r[j];
+    }
   }
   return PM_OK;
 }
 
-int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[4][4]) {
-  int32_t k0 = l->elem_ptr[e];
-  int nv = l->elem_ptr[e + 1] - k0;
-  const double *X[4];
-  for (int a = 0; a < nv; a++) X[a] = l->xyz + 3 * l->elem_node[k0 + a];
-  memset(M, 0, sizeof(double) * 16);
-  if (l->elem_type[e] == PM_MSH_LINE) {
-    double dx = X[1][0] - X[0][0], dy = X[1][1] - X[0][1], dz = X[1][2] - X[0][2];
-    double L = sqrt(dx * dx + dy * dy + dz * dz);
-    PM_CHECK(L > 0, PM_ERR_FORMAT, "the line has zero length");
-    const double *gq = pm_element_gauss2;
-    for (int q = 0; q < 2; q++) {
-      double phi[2] = {1 - gq[q], gq[q]};
-      for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++) M[a][b] += 0.5 * L * area * phi[a] * phi[b];
+int pm_element_geometry(const pm_cell_t *c, const double *const *X, int grads, pm_element_qp_t *g) {
+  int nv = c->n_verts;
+  g->n_qp = c->n_qp;
+  g->nv = nv;
+  for (int q = 0; q < c->n_qp; q++) {
+    double dn[PM_CELL_MAX_VERTS][3], J[3][3] = {{0}};
+    pm_cell_basis(c, c->qp[q], g->phi[q], dn);
+    for (int i = 0; i < 3; i++) {
+      g->p[q][i] = 0;
+      for (int a = 0; a < nv; a++) g->p[q][i] += g->phi[q][a] * X[a][i];
+      for (int j = 0; j < c->dim; j++)
+        for (int a = 0; a < nv; a++) J[i][j] += dn[a][j] * X[a][i]; /* dx_i / dxi_j */
     }
-  } else if (l->elem_type[e] == PM_MSH_TRI) {
-    double x10 = X[1][0] - X[0][0], y10 = X[1][1] - X[0][1], x20 = X[2][0] - X[0][0], y20 = X[2][1] - X[0][1];
-    double A = 0.5 * fabs(x10 * y20 - x20 * y10);
-    PM_CHECK(A > 0, PM_ERR_FORMAT, "the triangle is degenerate (zero area)");
-    static const double qp[3][2] = {{1.0 / 6, 1.0 / 6}, {2.0 / 3, 1.0 / 6}, {1.0 / 6, 2.0 / 3}};
-    for (int q = 0; q < 3; q++) {
-      double phi[3] = {1 - qp[q][0] - qp[q][1], qp[q][0], qp[q][1]};
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) M[a][b] += A / 3 * phi[a] * phi[b];
-    }
-  } else if (l->elem_type[e] == PM_MSH_QUAD) {
-    static const double gp = 0.57735026918962576451;
-    static const double xi[4] = {-1, 1, 1, -1}, eta[4] = {-1, -1, 1, 1};
-    for (int q = 0; q < 4; q++) {
-      double s = xi[q] * gp, t = eta[q] * gp, phi[4], J[2][2] = {{0, 0}, {0, 0}};
-      for (int a = 0; a < 4; a++) {
-        phi[a] = 0.25 * (1 + xi[a] * s) * (1 + eta[a] * t);
-        double ds = 0.25 * xi[a] * (1 + eta[a] * t), dt = 0.25 * eta[a] * (1 + xi[a] * s);
-        J[0][0] += ds * X[a][0];
-        J[0][1] += ds * X[a][1];
-        J[1][0] += dt * X[a][0];
-        J[1][1] += dt * X[a][1];
-      }
-      double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      PM_CHECK(det != 0, PM_ERR_FORMAT, "the quadrangle is degenerate");
-      for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++) M[a][b] += fabs(det) * phi[a] * phi[b];
-    }
-  } else {
-    return pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__, "type %d is no 1D/2D cell", l->elem_type[e]);
+    double jac = 1;
+    if (c->dim == 3)
+      PM_CALL(map3(c, J, dn, grads, g->grad[q], &jac));
+    else if (c->dim > 0)
+      PM_CALL(map_low(c, J, dn, grads, g->grad[q], &jac));
+    else if (grads)
+      g->grad[q][0][0] = g->grad[q][0][1] = g->grad[q][0][2] = 0;
+    g->w[q] = c->qw[q] * jac;
   }
+  return PM_OK;
+}
+
+int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
+                         double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]) {
+  const pm_cell_t *c;
+  const double *X[PM_CELL_MAX_VERTS];
+  pm_element_qp_t g;
+  PM_CALL(pm_element_cell(l, e, &c, X));
+  PM_CALL(pm_element_geometry(c, X, 1, &g));
+  int nv = c->n_verts;
+  double s = c->dim == 1 ? area : 1.0;
+  memset(K, 0, sizeof(double) * PM_ELEMENT_NV * PM_ELEMENT_NV);
+  memset(F, 0, sizeof(double) * PM_ELEMENT_NV);
+  for (int q = 0; q < g.n_qp; q++) {
+    double kv, fv, w = g.w[q] * s;
+    PM_CALL(pm_element_eval(k, g.p[q], "the conductivity", &kv));
+    PM_CALL(pm_element_eval(f, g.p[q], "the source", &fv));
+    for (int a = 0; a < nv; a++) {
+      const double *ga = g.grad[q][a];
+      F[a] += fv * g.phi[q][a] * w;
+      for (int b = a; b < nv; b++) {
+        const double *gb = g.grad[q][b];
+        K[a][b] += kv * w * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2]);
+      }
+    }
+  }
+  for (int a = 0; a < nv; a++)
+    for (int b = 0; b < a; b++) K[a][b] = K[b][a];
+  return PM_OK;
+}
+
+int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[PM_ELEMENT_NV][PM_ELEMENT_NV]) {
+  const pm_cell_t *c;
+  const double *X[PM_CELL_MAX_VERTS];
+  pm_element_qp_t g;
+  PM_CALL(pm_element_cell(l, e, &c, X));
+  PM_CALL(pm_element_geometry(c, X, 0, &g));
+  int nv = c->n_verts;
+  double s = c->dim == 1 ? area : 1.0;
+  memset(M, 0, sizeof(double) * PM_ELEMENT_NV * PM_ELEMENT_NV);
+  for (int q = 0; q < g.n_qp; q++)
+    for (int a = 0; a < nv; a++)
+      for (int b = 0; b < nv; b++) M[a][b] += g.w[q] * s * g.phi[q][a] * g.phi[q][b];
   return PM_OK;
 }

@@ -1,18 +1,30 @@
-/* pm_element.h - private: the element kernels of the assembly (stiffness, load and mass of one
- * linear line, P1 triangle or Q1 quadrangle, with their quadrature rules), the checked evaluation
- * of the problem's expressions at a point, and the addition of an element entry to a matrix row. */
+/* pm_element.h - private: the element kernels of the assembly.  One isoparametric kernel for every
+ * cell of the reference-cell table (pm_cell.h): the map from the reference cell, its Jacobian and
+ * the basis gradients at the table's quadrature points, and from them the stiffness, load and mass
+ * of a line, triangle, quadrangle, tetrahedron, hexahedron or prism, and the measure of a boundary
+ * face.  Also the checked evaluation of the problem's expressions at a point, and the addition of
+ * an element entry to a matrix row. */
 #ifndef PMESH_PM_ELEMENT_H
 #define PMESH_PM_ELEMENT_H
 
 #include <stdint.h>
 
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_local.h"
 
-/** The 2-point Gauss rule on [0, 1]: its points (each weight is 1/2). */
-extern const double pm_element_gauss2[2];
+enum { PM_ELEMENT_NV = PM_CELL_MAX_VERTS };
+
+/** A cell's map at the quadrature points of its table entry. */
+typedef struct pm_element_qp {
+  int n_qp, nv;
+  double p[PM_CELL_MAX_QP][3];                          /* the physical points */
+  double phi[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS];         /* basis values */
+  double grad[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS][3];     /* physical gradients (when asked) */
+  double w[PM_CELL_MAX_QP];                             /* weight times the measure's Jacobian */
+} pm_element_qp_t;
 
 /** PM_ERR_ARG when the local mesh has no elements (a lecture table file, or one released by
  *  pm_local_release): nothing to integrate over, refused rather than an empty sum. */
@@ -21,14 +33,29 @@ int pm_element_need(const pm_local_t *l);
 /** *v = e at the point p; a NaN or Inf is reported with `what` and the point. */
 int pm_element_eval(const pm_expr_t *e, const double *p, const char *what, double *v);
 
-/** Element stiffness K[nv][nv] and load F[nv] of element e for the conductivity k and the source
- *  f; `area` multiplies both for a line (the cross-section of a 1D bar). */
+/** The map of the cell `c` with vertices X[0..c->n_verts-1] at the table's quadrature points.
+ *  A 3D cell takes the determinant of its 3x3 Jacobian, which must be positive (the table's
+ *  orientation; an inverted or flat cell is refused).  A cell of lower dimension (a line or a
+ *  planar cell of a 1D or 2D mesh, a boundary face of a 3D mesh) takes the measure of its tangent
+ *  vectors, sqrt(det J^T J) (the length of the tangent, the norm of the cross product of the two
+ *  tangents), so either orientation is accepted, and its gradients are the tangential ones
+ *  J (J^T J)^-1 dN.  A point has weight 1.  `grads` = 0 skips the gradients. */
+int pm_element_geometry(const pm_cell_t *c, const double *const *X, int grads, pm_element_qp_t *g);
+
+/** The table entry of element e and its vertices' coordinates; PM_ERR_FORMAT for a type the table
+ *  lacks or a vertex count that is not the type's. */
+int pm_element_cell(const pm_local_t *l, int32_t e, const pm_cell_t **c, const double *X[PM_CELL_MAX_VERTS]);
+
+/** Element stiffness K[a][b] = integral of k grad phi_a . grad phi_b and load F[a] = integral of
+ *  f phi_a of element e (a, b < its vertex count), k and f taken at the quadrature points; `area`
+ *  multiplies both for a line (the cross-section of a 1D bar) and is ignored for other cells. */
 int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
-                         double K[4][4], double F[4]);
+                         double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]);
 
 /** Element mass M[a][b] = integral of phi_a phi_b (times `area` for lines), with the quadrature
- *  points of pm_element_stiffness: exact for lines and triangles, and for Q1 on parallelograms. */
-int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[4][4]);
+ *  of pm_element_stiffness: exact for affine cells (simplices, parallelograms, parallelepipeds,
+ *  prisms with parallel triangles), degree 2 per direction on the others. */
+int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[PM_ELEMENT_NV][PM_ELEMENT_NV]);
 
 /** a(row, col) += v for local nodes row (internal) and col; PM_ERR_INCONSISTENT when the
  *  structure has no such entry.  Inline: it is called for every entry of every element. */

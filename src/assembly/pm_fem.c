@@ -16,7 +16,6 @@
 #include "pm_fdm.h"
 #include "pm_problem_int.h"
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_msh.h"
 
 
 /* Which expression applies on each element: the default, then group overrides in order (later
@@ -55,10 +54,10 @@ static const pm_expr_t *expr_of(const elem_expr_t *x, int32_t e) {
 
 /* Element e's matrix and load with its own conductivity and source; errors name the element. */
 static int element_matrices(const pm_local_t *l, const pm_problem_t *pr, const elem_expr_t *ke, const elem_expr_t *fe,
-                            int32_t e, double K[4][4], double F[4]) {
+                            int32_t e, double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]) {
   const pm_expr_t *k = expr_of(ke, e), *f = expr_of(fe, e);
   PM_CHECK(f && k, PM_ERR_ARG, "element %lld has no %s", (long long)l->elem_gid[e], f ? "conductivity" : "source");
-  int ierr = pm_element_stiffness(l, e, k, f, l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, K, F);
+  int ierr = pm_element_stiffness(l, e, k, f, pr->area, K, F);
   if (ierr) {
     char prefix[128];
     snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
@@ -77,7 +76,7 @@ static int assemble_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_pr
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
-    double K[4][4], F[4];
+    double K[PM_ELEMENT_NV][PM_ELEMENT_NV], F[PM_ELEMENT_NV];
     PM_TRY(element_matrices(l, pr, &ke, &fe, e, K, F));
     for (int i = 0; i < nv; i++) {
       int32_t r = l->elem_node[k0 + i];
@@ -208,7 +207,7 @@ static int load_fem(const pm_local_t *l, const pm_problem_t *pr, const pm_proble
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
-    double K[4][4], F[4];
+    double K[PM_ELEMENT_NV][PM_ELEMENT_NV], F[PM_ELEMENT_NV];
     PM_TRY(element_matrices(l, pr, &ke, &fe, e, K, F));
     for (int i = 0; i < nv; i++)
       if (l->elem_node[k0 + i] < n) f[l->elem_node[k0 + i]] += F[i];

@@ -1,6 +1,5 @@
 /* pm_mass.c - the mass matrix (consistent or lumped) and the lumped node weights of discrete L2
  * norms. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,7 +7,6 @@
 #include "pm_problem_int.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
-#include "pmesh/pm_msh.h"
 
 int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_csr_t *m) {
   PM_CALL(pm_element_need(l));
@@ -25,8 +23,8 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
   for (int32_t e = 0; e < l->n_elems; e++) {
     int32_t k0 = l->elem_ptr[e];
     int nv = l->elem_ptr[e + 1] - k0;
-    double M[4][4];
-    int ierr = pm_element_mass(l, e, l->elem_type[e] == PM_MSH_LINE ? pr->area : 1.0, M);
+    double M[PM_ELEMENT_NV][PM_ELEMENT_NV];
+    int ierr = pm_element_mass(l, e, pr->area, M);
     if (ierr) {
       char prefix[128];
       snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
@@ -48,28 +46,28 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
   return PM_OK;
 }
 
+/* A cell's measure, by its quadrature (exact for the multilinear Jacobian of every cell in the
+ * table), split equally between its vertices. */
 int pm_fem_node_weights(const pm_local_t *l, double *w) {
   PM_CALL(pm_element_need(l));
   memset(w, 0, (size_t)l->n_internal * sizeof *w);
   for (int32_t e = 0; e < l->n_elems; e++) {
-    int32_t k0 = l->elem_ptr[e];
-    int nv = l->elem_ptr[e + 1] - k0;
-    const double *X[4];
-    for (int a = 0; a < nv; a++) X[a] = l->xyz + 3 * l->elem_node[k0 + a];
-    double m;
-    if (nv == 2) {
-      m = sqrt((X[1][0] - X[0][0]) * (X[1][0] - X[0][0]) + (X[1][1] - X[0][1]) * (X[1][1] - X[0][1]) +
-               (X[1][2] - X[0][2]) * (X[1][2] - X[0][2]));
-    } else { /* polygon area (shoelace) */
-      m = 0;
-      for (int a = 0; a < nv; a++) {
-        const double *P = X[a], *Q = X[(a + 1) % nv];
-        m += P[0] * Q[1] - Q[0] * P[1];
-      }
-      m = 0.5 * fabs(m);
+    const pm_cell_t *c;
+    const double *X[PM_CELL_MAX_VERTS];
+    pm_element_qp_t g;
+    int ierr = pm_element_cell(l, e, &c, X);
+    if (!ierr) ierr = pm_element_geometry(c, X, 0, &g);
+    if (ierr) {
+      char prefix[128];
+      snprintf(prefix, sizeof prefix, "element %lld: ", (long long)l->elem_gid[e]);
+      pm_error_prefix(prefix);
+      return ierr;
     }
-    for (int a = 0; a < nv; a++)
-      if (l->elem_node[k0 + a] < l->n_internal) w[l->elem_node[k0 + a]] += m / nv;
+    double m = 0;
+    for (int q = 0; q < g.n_qp; q++) m += g.w[q];
+    int32_t k0 = l->elem_ptr[e];
+    for (int a = 0; a < c->n_verts; a++)
+      if (l->elem_node[k0 + a] < l->n_internal) w[l->elem_node[k0 + a]] += m / c->n_verts;
   }
   return PM_OK;
 }

@@ -41,8 +41,8 @@ int pm_run_set_value(const pm_local_t *l, pm_value_t value, const char *what, do
     const double *x = l->xyz + 3 * i;
     u[i] = pm_expr_eval(ex, x[0], x[1], x[2]);
     if (!isfinite(u[i]))
-      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s '%s' is not finite at node %" PRId64 " (%g, %g)", what,
-                          pm_value_text(value), l->gid[i], x[0], x[1]);
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "%s '%s' is not finite at node %" PRId64 " (%g, %g, %g)",
+                          what, pm_value_text(value), l->gid[i], x[0], x[1], x[2]);
   }
   pm_expr_destroy(&ex);
   return ierr;

@@ -526,7 +526,7 @@ static void test_neumann(void) {
   prob_init(&q, "0", "1", 1.0);
   OK(pm_problem_add_neumann(q, "bad", pm_value_expr("x")));
   expect_error("Neumann on 3-node faces", assemble(l, q, 0, PM_MASS_CONSISTENT, 0, &r), PM_ERR_ARG,
-               "3-node faces; fluxes go on boundary lines (2D) or end points (1D)");
+               "triangle faces (type 2, 3 nodes) in a 2D mesh");
   run_free(&r);
   prob_init(&q, "0", "1", 1.0);
   OK(pm_problem_add_neumann(q, "nosuch", pm_value_expr("x")));
