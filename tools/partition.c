@@ -48,10 +48,10 @@ static void usage(FILE *fp) {
           "                      rcb (recursive coordinate bisection, parts in coordinate order) |\n"
           "                      file:PATH (one 0-based part id per line, nodes in ascending tag order)\n"
           "  --halo H            element (nodes sharing an element: FEM, default) |\n"
-          "                      edge (nodes joined by an element edge: 5-point FDM)\n"
+          "                      edge (nodes joined by a cell edge: 5/7-point FDM)\n"
           "  --order O           none (keep the file's node and element numbering) |\n"
           "                      hilbert (renumber both along a Hilbert curve: neighbours get near\n"
-          "                      ids, which speeds every solver on meshes in Gmsh's 2D mesher order) |\n"
+          "                      ids, which speeds every solver on meshes in Gmsh's mesher order) |\n"
           "                      auto (default: hilbert from %d nodes up, where the renumbering\n"
           "                      pays for itself in the solve; none below it, for the lecture's\n"
           "                      small meshes, and with --method file:PATH)\n"
@@ -260,7 +260,10 @@ static int stage_read(work_t *w, pm_order_t order, int order_auto) {
     fprintf(stderr,
             "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64 ") were dropped; %" PRId64
             " lower-dimension element(s) on them were dropped too\n",
-            w->a->mesh_path, m->n_dropped_nodes, m->dim == 2 ? "triangle or quadrangle" : "line", m->first_dropped_gid,
+            w->a->mesh_path, m->n_dropped_nodes, m->dim == 3   ? "tetrahedron, hexahedron or prism"
+                                           : m->dim == 2 ? "triangle or quadrangle"
+                                                         : "line",
+            m->first_dropped_gid,
             m->n_dropped_entries);
   if (w->big)
     fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", m->n_nodes,
@@ -390,6 +393,9 @@ static void print_report(const work_t *w, int64_t mn, double avg, int64_t mx, do
          mesh->n_groups);
   if (mesh->n_dropped_nodes) printf(", %" PRId64 " orphan nodes dropped", mesh->n_dropped_nodes);
   printf("\n");
+  if (mesh->n_ignored_lines || mesh->n_ignored_points)
+    printf("ignored: %" PRId64 " lines, %" PRId64 " points (in 3D, boundary conditions go on physical surfaces)\n",
+           mesh->n_ignored_lines, mesh->n_ignored_points);
   for (int g = 0; g < mesh->n_groups; g++)
     printf("  group %-16s %dD, %" PRId64 " %s, %" PRId64 " nodes\n", mesh->groups[g].name, mesh->groups[g].dim,
            group_count(mesh, g), group_items(mesh, g), mesh->groups[g].n_nodes);
@@ -421,10 +427,12 @@ static int write_summary(const work_t *w, int64_t mn, double avg, int64_t mx, do
   fprintf(fp_,
           ",\n  \"nparts\": %d,\n  \"method\": \"%s\",\n  \"halo\": \"%s\",\n  \"order\": \"%s\",\n  \"seed\": %" PRId64
           ",\n  \"ufactor\": %" PRId64 ",\n  \"dim\": %d,\n  \"nodes\": %" PRId64 ",\n  \"elements\": %" PRId64
-          ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
+          ",\n  \"dropped_nodes\": %" PRId64 ",\n  \"ignored_lines\": %" PRId64 ",\n  \"ignored_points\": %" PRId64
+          ",\n  \"edge_cut\": %" PRId64 ",\n  \"internal_min\": %" PRId64
           ",\n  \"internal_avg\": %.3f,\n  \"internal_max\": %" PRId64 ",\n  \"imbalance\": %.6f,\n  \"groups\": [\n",
           nparts, w->opt.method == PM_PART_FILE ? "file" : a->method_s, a->halo_s, w->order_s, a->seed, a->ufactor,
-          mesh->dim, mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, w->edgecut, mn, avg, mx, imbalance);
+          mesh->dim, mesh->n_nodes, mesh->n_elems, mesh->n_dropped_nodes, mesh->n_ignored_lines, mesh->n_ignored_points,
+          w->edgecut, mn, avg, mx, imbalance);
   for (int g = 0; g < mesh->n_groups; g++) {
     fprintf(fp_, "    {\"name\": ");
     pm_tool_json_string(fp_, mesh->groups[g].name);

@@ -1,8 +1,11 @@
 /* pm_mesh.h - the global mesh a partitioner works on, built from a raw MSH file.
  *
  * Nodes are sorted by global id (the Gmsh node tag), so node index order is global-id order.
- * Elements are the top-dimension cells (lines in 1D; triangles and quadrangles in 2D); faces are
- * the (dim-1)-dimensional entities that groups refer to (boundary lines in 2D, points in 1D).
+ * Elements are the top-dimension cells (lines in 1D; triangles and quadrangles in 2D;
+ * tetrahedra, hexahedra and prisms in 3D); faces are the (dim-1)-dimensional entities that groups
+ * refer to (triangles and quadrangles of physical surfaces in 3D, boundary lines in 2D, points in
+ * 1D).  In 3D, lines and points and their physical groups are ignored (counted in
+ * n_ignored_lines/points): boundary conditions go on physical surfaces.
  * Nodes that no top-dimension element uses are dropped (they would be empty matrix rows). */
 #ifndef PMESH_PM_MESH_H
 #define PMESH_PM_MESH_H
@@ -35,7 +38,7 @@ typedef struct pm_mesh {
   double *xyz;       /* [3*n_nodes] */
 
   int64_t n_elems;
-  int8_t *elem_type;  /* enum pm_msh_type */
+  int8_t *elem_type;  /* Gmsh code (pm_cell_gmsh) */
   int64_t *elem_gid;  /* Gmsh element tag */
   int64_t *elem_ptr;  /* [n_elems+1] */
   int64_t *elem_node; /* node indices */
@@ -52,12 +55,15 @@ typedef struct pm_mesh {
   int64_t n_dropped_nodes;   /* nodes used by no top-dimension element */
   int64_t n_dropped_entries; /* lower-dimension elements dropped (they touch dropped nodes) */
   int64_t first_dropped_gid; /* one dropped node's tag, for the report; 0 if none */
+  int64_t n_ignored_lines;   /* 3D: line elements (and their physical curves) not used */
+  int64_t n_ignored_points;  /* 3D: point elements (and their physical points) not used */
 } pm_mesh_t;
 
 /** Build the global mesh from a raw MSH file.
  *  @param[in]  msh   raw content (not modified, not kept)
  *  @param[out] mesh  new mesh, free with pm_mesh_destroy()
- *  @return PM_OK, PM_ERR_FORMAT (no 1D/2D cells, mixed 1D and 2D top cells that leave ...),
+ *  @return PM_OK, PM_ERR_FORMAT (no cells, a surface mesh in 3D space, an inverted or degenerate
+ *          volume cell, a facet of three cells, ...),
  *          PM_ERR_MEMORY.  Not collective. */
 PM_EXTERN int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh);
 

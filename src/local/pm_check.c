@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/pm_util.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_local.h"
@@ -45,6 +46,26 @@ static int find_neib(const pm_local_t *l, int q) {
   return -1;
 }
 
+/* Every element of file `path` is a cell of the partition's dimension (triangles and quadrangles
+ * in 2D; tetrahedra, hexahedra and prisms in 3D) and every face one of the dimension below. */
+static int check_cell_dims(const char *path, const pm_meta_t *meta, const pm_local_t *l) {
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
+    PM_CHECK(c && c->dim == meta->dim, PM_ERR_INCONSISTENT,
+             "%s: #ELEMENT %d (global id %lld) has type %d (a %s), but partition.meta says dim %d", path, e + 1,
+             (long long)l->elem_gid[e], l->elem_type[e], c ? c->name : "type pmesh does not read", meta->dim);
+  }
+  for (int g = 0; g < l->n_groups; g++)
+    for (int32_t f = 0; f < l->groups[g].n_faces; f++) {
+      const pm_cell_t *c = pm_cell_gmsh(l->groups[g].face_type[f]);
+      PM_CHECK(c && c->dim == meta->dim - 1, PM_ERR_INCONSISTENT,
+               "%s: #GROUP '%s' face %d has type %d (a %s), but a face of a %dD mesh has dimension %d", path,
+               l->groups[g].name, f + 1, l->groups[g].face_type[f], c ? c->name : "type pmesh does not read",
+               meta->dim, meta->dim - 1);
+    }
+  return PM_OK;
+}
+
 /* Each file: right rank, same partition, groups as in the metadata, internal nodes in ascending
  * global id; and no file for a rank beyond the parts. */
 static int check_files(const char *dir, const pm_meta_t *meta, pm_local_t **loc) {
@@ -64,6 +85,7 @@ static int check_files(const char *dir, const pm_meta_t *meta, pm_local_t **loc)
       PM_CHECK(strcmp(l->groups[g].name, meta->group_name[g]) == 0 && l->groups[g].dim == meta->group_dim[g],
                PM_ERR_INCONSISTENT, "%s: #GROUP entry %d is '%s' (dim %d), partition.meta says '%s' (dim %d)", path,
                g + 1, l->groups[g].name, l->groups[g].dim, meta->group_name[g], meta->group_dim[g]);
+    PM_CALL(check_cell_dims(path, meta, l));
     for (int32_t i = 1; i < l->n_internal; i++)
       PM_CHECK(l->gid[i] > l->gid[i - 1], PM_ERR_INCONSISTENT,
                "%s: #GLOBALID: internal node %d (global id %lld) is not in ascending global-id order", path, i + 1,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/pm_util.h"
+#include "pm_mesh_int.h"
 #include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 
@@ -142,119 +143,6 @@ static int keys_dim_of(const pm_msh_t *msh, int64_t i) {
   return pm_msh_type_dim(msh->elem_type[msh->member_elem[i]]);
 }
 
-/* The facet f of cell e: its cell (the table's entry), vertex count and mesh nodes, in the
- * facet's outward order.  Returns the vertex count. */
-static int cell_facet(const pm_mesh_t *m, int64_t e, int f, int64_t v[PM_CELL_MAX_FACET_VERTS],
-                      const pm_cell_t **facet_cell) {
-  const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
-  const pm_cell_t *fc = pm_cell_get(c->facet_type[f]);
-  for (int a = 0; a < fc->n_verts; a++) v[a] = m->elem_node[m->elem_ptr[e] + c->facet[f][a]];
-  *facet_cell = fc;
-  return fc->n_verts;
-}
-
-/* A facet's vertices in ascending order, padded with -1: equal keys are the same facet. */
-static void facet_key(const int64_t *v, int n, int64_t key[PM_CELL_MAX_FACET_VERTS]) {
-  for (int a = 0; a < PM_CELL_MAX_FACET_VERTS; a++) key[a] = a < n ? v[a] : -1;
-  for (int a = 1; a < n; a++)
-    for (int b = a; b > 0 && key[b] < key[b - 1]; b--) {
-      int64_t t = key[b];
-      key[b] = key[b - 1];
-      key[b - 1] = t;
-    }
-}
-
-/* Every facet of every cell, bucketed by its smallest node: start[i]..start[i+1] are the facets
- * (packed as 8 e + f) whose smallest node is i, in cell order. */
-static int facet_buckets(const pm_mesh_t *m, int64_t **start_out, int64_t **item_out) {
-  int ierr = PM_OK;
-  int64_t n = m->n_nodes, *start = NULL, *item = NULL, v[PM_CELL_MAX_FACET_VERTS], key[PM_CELL_MAX_FACET_VERTS];
-  const pm_cell_t *fc;
-  PM_TRY(PM_CALLOC(start, n + 2, "facet buckets"));
-  for (int64_t e = 0; e < m->n_elems; e++)
-    for (int f = 0; f < pm_cell_gmsh(m->elem_type[e])->n_facets; f++) {
-      facet_key(v, cell_facet(m, e, f, v, &fc), key);
-      start[key[0] + 2]++;
-    }
-  for (int64_t i = 0; i < n; i++) start[i + 2] += start[i + 1];
-  PM_TRY(PM_MALLOC(item, start[n + 1] + 1, "facet buckets"));
-  for (int64_t e = 0; e < m->n_elems; e++)
-    for (int f = 0; f < pm_cell_gmsh(m->elem_type[e])->n_facets; f++) {
-      facet_key(v, cell_facet(m, e, f, v, &fc), key);
-      item[start[key[0] + 1]++] = 8 * e + f;
-    }
-  *start_out = start;
-  *item_out = item;
-  start = item = NULL;
-cleanup:
-  free(start);
-  free(item);
-  return ierr;
-}
-
-/* Derive the "boundary" faces: the facets of exactly one cell (edges of 2D cells, faces of 3D
- * cells, end points of lines), outward as the cell sees them.  A facet of three or more cells
- * (in 2D and 3D) is not a mesh pmesh can solve on and is refused.  Appends the faces to the face
- * arrays (gid 0) and returns their index range in *first, *count. */
-static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
-  int ierr = PM_OK;
-  int64_t *start = NULL, *item = NULL, (*key)[PM_CELL_MAX_FACET_VERTS] = NULL, *bf = NULL;
-  int64_t nb = 0, cap = 16, nbn = 0, maxb = 1;
-  PM_TRY(facet_buckets(m, &start, &item));
-  for (int64_t i = 0; i < m->n_nodes; i++)
-    if (start[i + 1] - start[i] > maxb) maxb = start[i + 1] - start[i];
-  PM_TRY(PM_MALLOC(key, maxb, "facet keys"));
-  PM_TRY(PM_MALLOC(bf, cap, "boundary faces"));
-  for (int64_t i = 0; i < m->n_nodes; i++) {
-    int64_t b0 = start[i], nbk = start[i + 1] - b0, v[PM_CELL_MAX_FACET_VERTS];
-    const pm_cell_t *fc;
-    for (int64_t p = 0; p < nbk; p++)
-      facet_key(v, cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc), key[p]);
-    for (int64_t p = 0; p < nbk; p++) {
-      int64_t times = 0, other = -1;
-      for (int64_t q = 0; q < nbk; q++)
-        if (!memcmp(key[p], key[q], sizeof key[p])) {
-          times++;
-          if (q != p) other = q;
-        }
-      PM_TRY_CHECK(times <= 2 || m->dim < 2, PM_ERR_FORMAT,
-                   "elements %lld and %lld (and %lld more) share a%s: a %s may belong to at most two cells",
-                   (long long)m->elem_gid[item[b0 + p] / 8], (long long)m->elem_gid[item[b0 + other] / 8],
-                   (long long)(times - 2), m->dim == 3 ? " face" : "n edge", m->dim == 3 ? "face" : "edge");
-      if (times != 1) continue;
-      if (nb == cap) {
-        cap *= 2;
-        PM_TRY(PM_REALLOC(bf, cap, "boundary faces"));
-      }
-      bf[nb++] = item[b0 + p];
-      nbn += cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc);
-    }
-  }
-  int64_t nf = m->n_faces;
-  PM_TRY(PM_REALLOC(m->face_type, nf + nb, "faces"));
-  PM_TRY(PM_REALLOC(m->face_gid, nf + nb, "faces"));
-  PM_TRY(PM_REALLOC(m->face_ptr, nf + nb + 1, "faces"));
-  PM_TRY(PM_REALLOC(m->face_node, m->face_ptr[nf] + nbn, "faces"));
-  for (int64_t f = 0; f < nb; f++) {
-    int64_t v[PM_CELL_MAX_FACET_VERTS], k0 = m->face_ptr[nf + f];
-    const pm_cell_t *fc;
-    int nv = cell_facet(m, bf[f] / 8, (int)(bf[f] % 8), v, &fc);
-    m->face_type[nf + f] = (int8_t)fc->gmsh_type;
-    m->face_gid[nf + f] = 0;
-    for (int a = 0; a < nv; a++) m->face_node[k0 + a] = v[a];
-    m->face_ptr[nf + f + 1] = k0 + nv;
-  }
-  *first = nf;
-  *count = nb;
-  m->n_faces = nf + nb;
-cleanup:
-  free(start);
-  free(item);
-  free(key);
-  free(bf);
-  return ierr;
-}
-
 /* The nodes (new indices, -1 for dropped ones) of raw element e: the converted connectivity of a
  * cell or face, or a lookup for other elements (e.g. points of a 2D mesh) into `conv`. */
 static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, const tag_map_t *tm,
@@ -317,6 +205,7 @@ typedef struct build {
   int64_t *newidx;              /* [n_nodes of msh] new index of a sorted node, -1 if dropped */
   int64_t *raw2elem, *raw2face; /* [n_elems of msh] the cell or face of a raw element, or -1 */
   phys_key_t *mkey, *keys;      /* memberships sorted by group; the distinct groups */
+  int64_t n_mkey;               /* memberships kept (in 3D, those of curves and points are not) */
   int64_t *stamp, *order;       /* group_nodes' marks; the members of one group */
   uint64_t *gbits;              /* group_nodes' bitmap, allocated for the first large group */
 } build_t;
@@ -360,7 +249,9 @@ static int mesh_dim(const pm_msh_t *msh, int *dim_out) {
     double zlo = lo[2], zhi = hi[2], extent = fmax(hi[0] - lo[0], hi[1] - lo[1]);
     PM_CHECK(zhi - zlo <= 1e-12 * extent, PM_ERR_FORMAT,
              "a surface mesh in 3D space (its nodes have z from %g to %g): pmesh solves on 2D meshes in a "
-             "plane z = constant and on 3D volume meshes; make the volume mesh with 'gmsh -3'",
+             "plane z = constant and on 3D volume meshes; make the volume mesh with 'gmsh -3' (and, when the .geo "
+             "defines physical groups, give the volume a Physical Volume: Gmsh saves only the elements of "
+             "physical groups)",
              zlo, zhi);
   }
   *dim_out = dim;
@@ -453,6 +344,11 @@ static int select_faces(build_t *b, int64_t *nf_out, int64_t *nfn_out) {
   }
   for (int64_t e = 0; e < msh->n_elems; e++) {
     if (b->dup[e] >= 0) raw2face[e] = -1;
+    if (b->dim == 3 && b->dup[e] < 0) { /* lines and points: reported, not used */
+      int d = pm_msh_type_dim(msh->elem_type[e]);
+      b->m->n_ignored_lines += d == 1;
+      b->m->n_ignored_points += d == 0;
+    }
     if (raw2face[e] != 0) continue;
     int keep = 1;
     for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
@@ -524,19 +420,24 @@ static int group_keys(build_t *b, int64_t *ng_out) {
   const pm_msh_t *msh = b->msh;
   PM_CALL(PM_MALLOC(b->mkey, msh->n_member + 1, "group members"));
   phys_key_t *mkey = b->mkey;
+  int64_t nm = 0;
   for (int64_t i = 0; i < msh->n_member; i++) {
-    mkey[i].dim = keys_dim_of(msh, i);
-    mkey[i].tag = msh->member_phys[i];
-    mkey[i].i = i;
+    /* In 3D, boundary conditions go on physical surfaces: physical curves and points name no
+     * cells or faces and are ignored (the lines and points are counted by select_faces). */
+    if (b->dim == 3 && keys_dim_of(msh, i) < 2) continue;
+    mkey[nm].dim = keys_dim_of(msh, i);
+    mkey[nm].tag = msh->member_phys[i];
+    mkey[nm++].i = i;
   }
+  b->n_mkey = nm;
   int64_t i_up = 1;
-  while (i_up < msh->n_member && cmp_member(&mkey[i_up - 1], &mkey[i_up]) < 0) i_up++;
-  if (i_up < msh->n_member) qsort(mkey, (size_t)msh->n_member, sizeof *mkey, cmp_member);
+  while (i_up < nm && cmp_member(&mkey[i_up - 1], &mkey[i_up]) < 0) i_up++;
+  if (i_up < nm) qsort(mkey, (size_t)nm, sizeof *mkey, cmp_member);
   int64_t ng = 0;
-  for (int64_t i = 0; i < msh->n_member; i++) ng += i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0;
+  for (int64_t i = 0; i < nm; i++) ng += i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0;
   PM_CALL(PM_MALLOC(b->keys, ng + 1, "groups"));
   ng = 0;
-  for (int64_t i = 0; i < msh->n_member; i++)
+  for (int64_t i = 0; i < nm; i++)
     if (i == 0 || cmp_phys(&mkey[i], &mkey[i - 1]) != 0) b->keys[ng++] = mkey[i];
   PM_CHECK(ng < 100000, PM_ERR_UNSUPPORTED, "the mesh has %lld physical groups; pmesh takes at most 99999",
            (long long)ng);
@@ -655,35 +556,10 @@ static int build_groups(build_t *b) {
     grp->dim = b->keys[g].dim;
     PM_CALL(group_name(msh, m, g, &b->keys[g]));
     int64_t nm = 0;
-    while (mpos < msh->n_member && cmp_phys(&b->mkey[mpos], &b->keys[g]) == 0)
+    while (mpos < b->n_mkey && cmp_phys(&b->mkey[mpos], &b->keys[g]) == 0)
       b->order[nm++] = msh->member_elem[b->mkey[mpos++].i];
     PM_CALL(group_members(b, g, nm));
   }
-  return PM_OK;
-}
-
-/* The derived group "boundary", unless the file names a group so. */
-static int add_boundary_group(pm_mesh_t *m) {
-  int have_boundary = 0;
-  for (int g = 0; g < m->n_groups; g++) have_boundary |= strcmp(m->groups[g].name, "boundary") == 0;
-  if (have_boundary) return PM_OK;
-  int64_t f0 = 0, nb = 0;
-  PM_CALL(derive_boundary(m, &f0, &nb));
-  pm_group_t *grp = &m->groups[m->n_groups];
-  m->n_groups++;
-  grp->dim = m->dim - 1;
-  PM_CALL(pm_strdup("boundary", &grp->name));
-  PM_CALL(PM_MALLOC(grp->faces, nb, "boundary faces"));
-  PM_CALL(PM_MALLOC(grp->nodes, m->face_ptr[f0 + nb] - m->face_ptr[f0] + 1, "boundary nodes"));
-  PM_CALL(PM_MALLOC(grp->elems, 1, "boundary elements"));
-  for (int64_t f = 0; f < nb; f++) {
-    grp->faces[f] = f0 + f;
-    for (int64_t k = m->face_ptr[f0 + f]; k < m->face_ptr[f0 + f + 1]; k++)
-      grp->nodes[grp->n_nodes++] = m->face_node[k];
-  }
-  grp->n_faces = nb;
-  PM_CALL(pm_sort_i64(grp->nodes, grp->n_nodes));
-  grp->n_nodes = pm_unique_i64(grp->nodes, grp->n_nodes);
   return PM_OK;
 }
 
@@ -703,7 +579,8 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   PM_TRY(select_faces(&b, &nf, &nfn));
   PM_TRY(copy_cells(&b, ne, nen, nf, nfn));
   PM_TRY(build_groups(&b));
-  PM_TRY(add_boundary_group(b.m));
+  PM_TRY(pm_mesh_check_cells(b.m));
+  PM_TRY(pm_mesh_add_boundary(b.m));
   *mesh = b.m;
   b.m = NULL;
 cleanup:

@@ -48,39 +48,70 @@ static uint64_t hilbert(uint32_t x, uint32_t y) {
   return d;
 }
 
+/* Distance along the 3D Hilbert curve of cell x[0..2] of the (2^BITS)^3 grid (3 * 21 = 63 bits),
+ * by Skilling's method ("Programming the Hilbert curve", AIP Conf. Proc. 707, 2004): undo the
+ * rotations and reflections scale by scale from the coarsest, Gray-code the result, and read the
+ * distance off the coordinates' bits interleaved from the most significant. */
+static uint64_t hilbert3(uint32_t x[3]) {
+  const uint32_t top = 1u << (BITS - 1);
+  for (uint32_t q = top; q > 1; q >>= 1) {
+    uint32_t p = q - 1;
+    for (int i = 0; i < 3; i++) {
+      if (x[i] & q) {
+        x[0] ^= p; /* reflect */
+      } else {     /* exchange the low bits of x[0] and x[i] */
+        uint32_t t = (x[0] ^ x[i]) & p;
+        x[0] ^= t;
+        x[i] ^= t;
+      }
+    }
+  }
+  x[1] ^= x[0];
+  x[2] ^= x[1];
+  uint32_t t = 0;
+  for (uint32_t q = top; q > 1; q >>= 1)
+    if (x[2] & q) t ^= q - 1;
+  for (int i = 0; i < 3; i++) x[i] ^= t;
+  uint64_t d = 0;
+  for (int b = BITS - 1; b >= 0; b--)
+    for (int i = 0; i < 3; i++) d = d << 1 | ((x[i] >> b) & 1u);
+  return d;
+}
+
 typedef struct box {
-  double lo[2], scale[2];
-  int axis; /* -1: both extents non-zero (Hilbert); 0/1: the only axis with extent (a line) */
+  double lo[3], scale[3];
+  int dim;  /* 3: the 3D curve over x, y, z; 2: the 2D curve over x, y */
+  int axis; /* -1: a curve; 0/1: the only axis with extent (a line) */
 } box_t;
 
 static box_t bounding_box(const pm_mesh_t *m) {
-  box_t b = {{0, 0}, {0, 0}, -1};
-  double hi[2] = {0, 0};
-  for (int c = 0; c < 2; c++) {
+  box_t b = {{0, 0, 0}, {0, 0, 0}, m->dim == 3 ? 3 : 2, -1};
+  double hi[3] = {0, 0, 0};
+  for (int c = 0; c < b.dim; c++) {
     b.lo[c] = m->n_nodes ? m->xyz[c] : 0;
     hi[c] = b.lo[c];
   }
   for (int64_t i = 0; i < m->n_nodes; i++)
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < b.dim; c++) {
       double v = m->xyz[3 * i + c];
       if (v < b.lo[c]) b.lo[c] = v;
       if (v > hi[c]) hi[c] = v;
     }
   const double cells = (double)((1u << BITS) - 1);
-  for (int c = 0; c < 2; c++) b.scale[c] = hi[c] > b.lo[c] ? cells / (hi[c] - b.lo[c]) : 0.0;
+  for (int c = 0; c < b.dim; c++) b.scale[c] = hi[c] > b.lo[c] ? cells / (hi[c] - b.lo[c]) : 0.0;
   /* Points on one axis-parallel line: the coordinate itself, so a bar is numbered end to end. */
-  if (b.scale[1] == 0.0) b.axis = 0;
-  if (b.scale[0] == 0.0) b.axis = 1;
+  if (b.dim == 2 && b.scale[1] == 0.0) b.axis = 0;
+  if (b.dim == 2 && b.scale[0] == 0.0) b.axis = 1;
   return b;
 }
 
-static uint64_t key_of(const box_t *b, double x, double y) {
-  double v[2] = {x, y};
-  uint32_t q[2];
-  for (int c = 0; c < 2; c++) {
+static uint64_t key_of(const box_t *b, const double v[3]) {
+  uint32_t q[3] = {0, 0, 0};
+  for (int c = 0; c < b->dim; c++) {
     double t = floor((v[c] - b->lo[c]) * b->scale[c]);
     q[c] = t <= 0 ? 0u : t >= (double)((1u << BITS) - 1) ? (1u << BITS) - 1 : (uint32_t)t;
   }
+  if (b->dim == 3) return hilbert3(q);
   return b->axis < 0 ? hilbert(q[0], q[1]) : q[b->axis];
 }
 
@@ -128,7 +159,7 @@ int pm_mesh_reorder(pm_mesh_t *m, pm_order_t order, int64_t **node_perm) {
   PM_TRY(PM_MALLOC(egid, ne + 1, "renumbered elements"));
 
   box_t b = bounding_box(m);
-  for (int64_t i = 0; i < n; i++) kn[i] = (keyed_t){key_of(&b, m->xyz[3 * i], m->xyz[3 * i + 1]), i};
+  for (int64_t i = 0; i < n; i++) kn[i] = (keyed_t){key_of(&b, m->xyz + 3 * i), i};
   qsort(kn, (size_t)n, sizeof *kn, cmp_keyed);
   for (int64_t k = 0; k < n; k++) {
     perm[k] = kn[k].at;
@@ -136,11 +167,11 @@ int pm_mesh_reorder(pm_mesh_t *m, pm_order_t order, int64_t **node_perm) {
     memcpy(xyz + 3 * k, m->xyz + 3 * kn[k].at, 3 * sizeof *xyz);
   }
   for (int64_t e = 0; e < ne; e++) {
-    double c[2] = {0, 0};
+    double c[3] = {0, 0, 0};
     int64_t nv = m->elem_ptr[e + 1] - m->elem_ptr[e];
     for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++)
-      for (int d = 0; d < 2; d++) c[d] += m->xyz[3 * m->elem_node[q] + d];
-    ke[e] = (keyed_t){key_of(&b, c[0] / (double)nv, c[1] / (double)nv), e};
+      for (int d = 0; d < 3; d++) c[d] += m->xyz[3 * m->elem_node[q] + d] / (double)nv;
+    ke[e] = (keyed_t){key_of(&b, c), e};
   }
   qsort(ke, (size_t)ne, sizeof *ke, cmp_keyed);
   /* Element ids: the k-th element along the curve takes the k-th smallest tag. */

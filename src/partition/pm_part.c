@@ -10,6 +10,7 @@
 
 #include "base/pm_scan.h"
 #include "base/pm_util.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 
 /* ---------------------------------------------------------------- graph */
@@ -22,9 +23,26 @@ void pm_graph_free(pm_graph_t *g) {
   g->n = 0;
 }
 
-/* Number of (directed) neighbour pairs element e contributes to node k-th in the element. */
-static int elem_pairs(int nv, pm_adjacency_t halo) {
-  return halo == PM_ADJACENCY_ELEMENT || nv <= 2 ? nv - 1 : 2;
+/* The node pairs that make element e's nodes neighbours: every pair of its nodes for the element
+ * adjacency (FEM), the cell table's edges for the edge adjacency (the 5/7-point FDM stencils).
+ * Fills a[], b[] (local vertex indices) and returns their count. */
+static int elem_pairs(const pm_mesh_t *m, int64_t e, pm_adjacency_t halo, int8_t a[], int8_t b[]) {
+  const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
+  int n = 0;
+  if (halo == PM_ADJACENCY_EDGE && c) {
+    for (int k = 0; k < c->n_edges; k++) {
+      a[n] = c->edge[k][0];
+      b[n++] = c->edge[k][1];
+    }
+    return n;
+  }
+  int nv = (int)(m->elem_ptr[e + 1] - m->elem_ptr[e]);
+  for (int i = 0; i < nv; i++)
+    for (int j = i + 1; j < nv; j++) {
+      a[n] = (int8_t)i;
+      b[n++] = (int8_t)j;
+    }
+  return n;
 }
 
 static void sort_row(int32_t *v, int64_t n) {
@@ -52,10 +70,14 @@ int pm_graph_build(const pm_mesh_t *m, pm_adjacency_t halo, pm_graph_t *g) {
   memset(g, 0, sizeof *g);
   PM_CHECK(n < INT32_MAX, PM_ERR_UNSUPPORTED, "%lld nodes: pmesh's local indices are 32-bit", (long long)n);
   PM_TRY(PM_CALLOC(cnt, n + 1, "graph degrees"));
+  enum { MAXP = PM_CELL_MAX_VERTS * (PM_CELL_MAX_VERTS - 1) / 2 };
+  int8_t pa[MAXP], pb[MAXP];
   for (int64_t e = 0; e < m->n_elems; e++) {
-    int64_t k0 = m->elem_ptr[e];
-    int nv = (int)(m->elem_ptr[e + 1] - k0);
-    for (int a = 0; a < nv; a++) cnt[m->elem_node[k0 + a]] += elem_pairs(nv, halo);
+    const int64_t *v = m->elem_node + m->elem_ptr[e];
+    for (int p = elem_pairs(m, e, halo, pa, pb) - 1; p >= 0; p--) {
+      cnt[v[pa[p]]]++;
+      cnt[v[pb[p]]]++;
+    }
   }
   PM_TRY(PM_MALLOC(g->xadj, n + 1, "graph offsets"));
   g->xadj[0] = 0;
@@ -63,18 +85,12 @@ int pm_graph_build(const pm_mesh_t *m, pm_adjacency_t halo, pm_graph_t *g) {
   PM_TRY(PM_MALLOC(g->adj, g->xadj[n], "graph adjacency"));
   memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
   for (int64_t e = 0; e < m->n_elems; e++) {
-    int64_t k0 = m->elem_ptr[e];
-    int nv = (int)(m->elem_ptr[e + 1] - k0);
-    for (int a = 0; a < nv; a++) {
-      int64_t u = m->elem_node[k0 + a];
-      int32_t *row = g->adj + g->xadj[u];
-      if (halo == PM_ADJACENCY_ELEMENT || nv <= 2) {
-        for (int b = 0; b < nv; b++)
-          if (b != a) row[cnt[u]++] = (int32_t)m->elem_node[k0 + b];
-      } else {
-        row[cnt[u]++] = (int32_t)m->elem_node[k0 + (a + 1) % nv];
-        row[cnt[u]++] = (int32_t)m->elem_node[k0 + (a + nv - 1) % nv];
-      }
+    const int64_t *v = m->elem_node + m->elem_ptr[e];
+    int np = elem_pairs(m, e, halo, pa, pb);
+    for (int p = 0; p < np; p++) {
+      int64_t x = v[pa[p]], y = v[pb[p]];
+      g->adj[g->xadj[x] + cnt[x]++] = (int32_t)y;
+      g->adj[g->xadj[y] + cnt[y]++] = (int32_t)x;
     }
   }
   /* Sort each row, drop duplicates and self loops (degenerate cells), compact in place. */

@@ -23,8 +23,9 @@ int main(int argc, char **argv) {
   printf("version %d.%d %s\n", m->version_major, m->version_minor, m->binary ? "binary" : "ASCII");
   printf("nodes %" PRId64 "\n", m->n_nodes);
   printf("elements %" PRId64 " (points %" PRId64 ", lines %" PRId64 ", triangles %" PRId64 ", quadrangles %" PRId64
-         ")\n",
-         m->n_elems, count[PM_MSH_POINT], count[PM_MSH_LINE], count[PM_MSH_TRI], count[PM_MSH_QUAD]);
+         ", tetrahedra %" PRId64 ", hexahedra %" PRId64 ", prisms %" PRId64 ")\n",
+         m->n_elems, count[PM_MSH_POINT], count[PM_MSH_LINE], count[PM_MSH_TRI], count[PM_MSH_QUAD], count[4], count[5],
+         count[6]);
   printf("memberships %" PRId64 "\n", m->n_member);
   printf("physical names %d\n", m->n_phys_names);
   for (int i = 0; i < m->n_phys_names; i++)

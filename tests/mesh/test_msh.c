@@ -425,7 +425,10 @@ int main(int argc, char **argv) {
   CHECK(pm_msh_type_nodes(PM_MSH_LINE) == 2 && pm_msh_type_dim(PM_MSH_LINE) == 1);
   CHECK(pm_msh_type_nodes(PM_MSH_TRI) == 3 && pm_msh_type_dim(PM_MSH_TRI) == 2);
   CHECK(pm_msh_type_nodes(PM_MSH_QUAD) == 4 && pm_msh_type_dim(PM_MSH_QUAD) == 2);
-  CHECK(pm_msh_type_nodes(9) == -1 && pm_msh_type_dim(4) == -1);
+  CHECK(pm_msh_type_nodes(4) == 4 && pm_msh_type_dim(4) == 3);
+  CHECK(pm_msh_type_nodes(5) == 8 && pm_msh_type_dim(5) == 3);
+  CHECK(pm_msh_type_nodes(6) == 6 && pm_msh_type_dim(6) == 3);
+  CHECK(pm_msh_type_nodes(9) == -1 && pm_msh_type_dim(7) == -1 && pm_msh_type_nodes(11) == -1);
   pm_msh_destroy(NULL);
   pm_msh_t *none = NULL;
   pm_msh_destroy(&none);

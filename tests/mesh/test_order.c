@@ -7,7 +7,9 @@
  *    element ids the same set, ascending;
  *  - the numbering is local: on the scrambled mesh the mean id distance between the nodes of an
  *    element falls from about a third of the node count (random) to below sqrt(node count) (a
- *    curve through a 2D mesh keeps neighbours about a row of the mesh apart);
+ *    curve through a 2D mesh keeps neighbours about a row of the mesh apart), and in 3D (meshgen's
+ *    box, a Gmsh tetrahedral mesh) below n^(2/3) (a plane apart); on an 8x8 grid and an 8x8x8
+ *    box, consecutive nodes along the curve are one grid step apart (the 2D and 3D curves);
  *  - a mesh on the x axis (the bar) is numbered left to right;
  *  - "none" changes nothing; unknown names are refused. */
 #define _POSIX_C_SOURCE 200809L
@@ -16,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "pmesh/pm_gen.h"
 #include "pmesh/pm_mesh.h"
 #include "pmesh/pm_order.h"
 #include "tu_check.h"
@@ -155,9 +159,11 @@ static pm_mesh_t *read_mesh(const char *name) {
   return m;
 }
 
-/* square.msh (513 nodes, unstructured triangles), its nodes dealt out in a scrambled order. */
-static void scrambled_grid(void) {
-  pm_mesh_t *m = read_mesh("square");
+/* Mesh m (square.msh, 513 nodes of unstructured triangles; a 3D box; a 3D Gmsh mesh), its nodes
+ * dealt out in a scrambled order, then reordered: the spread must fall below n^((d-1)/d) (a curve
+ * through a d-dimensional mesh keeps neighbours about a row (2D) or a plane (3D) of the mesh
+ * apart). */
+static void scrambled(const char *name, pm_mesh_t *m) {
   int64_t n = m->n_nodes, *perm = malloc((size_t)n * sizeof *perm), *inv = malloc((size_t)n * sizeof *inv);
   for (int64_t i = 0; i < n; i++) perm[i] = i;
   unsigned long r = 12345;
@@ -180,12 +186,12 @@ static void scrambled_grid(void) {
     qsort(m->groups[g].nodes, (size_t)m->groups[g].n_nodes, sizeof(int64_t), cmp_i64);
   }
   double before = spread(m);
-  check_same("scrambled square", m);
-  double after = spread(m);
-  printf("scrambled square (%lld nodes): mean id distance within elements %.1f before, %.1f after\n", (long long)n,
-         before, after);
-  EXPECT(before > 0.2 * (double)n, "the scrambled grid is not scrambled (spread %.1f)", before);
-  EXPECT(after < sqrt((double)n), "the Hilbert order is not local: spread %.1f of %lld nodes", after, (long long)n);
+  check_same(name, m);
+  double after = spread(m), bound = m->dim == 3 ? pow((double)n, 2.0 / 3.0) : sqrt((double)n);
+  printf("scrambled %s (%lld nodes): mean id distance within elements %.1f before, %.1f after (bound %.1f)\n", name,
+         (long long)n, before, after, bound);
+  EXPECT(before > 0.2 * (double)n, "%s: the scrambled mesh is not scrambled (spread %.1f)", name, before);
+  EXPECT(after < bound, "%s: the Hilbert order is not local: spread %.1f of %lld nodes", name, after, (long long)n);
   free(xyz);
   free(perm);
   free(inv);
@@ -209,7 +215,46 @@ int main(int argc, char **argv) {
     }
     pm_mesh_destroy(&m);
   }
-  scrambled_grid();
+  scrambled("square", read_mesh("square"));
+  /* 3D: meshgen's box of hexahedra and tetrahedra, and Gmsh's tetrahedra around a hole. */
+  for (int tet = 0; tet < 2; tet++) {
+    pm_gen_t g = {.kind = PM_GEN_BOX, .nx = 14, .ny = 12, .nz = 10, .lx = 1, .ly = 1, .lz = 1, .tet = tet};
+    char path[64];
+    snprintf(path, sizeof path, "test_order.%ld.msh", (long)getpid());
+    OK(pm_gen_save(path, &g));
+    pm_mesh_t *b = NULL;
+    OK(pm_mesh_read(path, &b, NULL));
+    remove(path);
+    scrambled(tet ? "box of tetrahedra" : "box of hexahedra", b);
+  }
+  /* The curve itself: on an 8^d node grid (8 = 2^3, so each node sits in its own dyadic cell of
+   * the curve's third level) consecutive nodes along a Hilbert curve are grid neighbours, one
+   * step apart.  A 2D curve through a 3D grid, or a row-by-row order, jumps. */
+  for (int d = 2; d <= 3; d++) {
+    pm_gen_t g = {.kind = d == 3 ? PM_GEN_BOX : PM_GEN_GRID, .nx = 8, .ny = 8, .nz = 8, .lx = 7, .ly = 7, .lz = 7};
+    char gpath[64];
+    snprintf(gpath, sizeof gpath, "test_order.%ld.msh", (long)getpid());
+    OK(pm_gen_save(gpath, &g));
+    pm_mesh_t *b = NULL;
+    OK(pm_mesh_read(gpath, &b, NULL));
+    remove(gpath);
+    OK(pm_mesh_reorder(b, PM_ORDER_HILBERT, NULL));
+    long jumps = 0;
+    for (int64_t k = 0; k + 1 < b->n_nodes; k++) {
+      double step = 0;
+      for (int c = 0; c < 3; c++) step += fabs(b->xyz[3 * (k + 1) + c] - b->xyz[3 * k + c]);
+      jumps += fabs(step - 1.0) > 1e-9;
+    }
+    EXPECT(jumps == 0, "%dD Hilbert curve on an 8^%d grid: %ld steps between consecutive nodes are not one grid step", d,
+           d, jumps);
+    pm_mesh_destroy(&b);
+  }
+  const char *tests = getenv("PMESH_TESTS");
+  char path[2048];
+  snprintf(path, sizeof path, "%s/common/meshes3d/tet_hole_41.msh", tests ? tests : "tests");
+  pm_mesh_t *th = NULL;
+  OK(pm_mesh_read(path, &th, NULL));
+  scrambled("tet_hole_41", th);
   pm_mesh_t *m = read_mesh("mixed");
   snap_t s = take(m);
   OK(pm_mesh_reorder(m, PM_ORDER_NONE, NULL));

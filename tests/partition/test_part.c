@@ -2,13 +2,15 @@
  * plan builds.  Serial (pm_part is not collective).
  *
  *   test_part [MESH...]   MESH: bundled meshes by name (default: bar square mixed lshape
- *                         disk_hole), read from $PMESH_MESHES
+ *                         disk_hole), read from $PMESH_MESHES, or paths to .msh files (the 3D
+ *                         fixtures of tests/common/meshes3d)
  *
  * For every mesh, halo kind (element, edge), method (metis, metis-rb, rcb, and a part file that
  * deals the nodes out in turn, so parts interleave and every part borders many others) and part
  * count, every rank's local mesh is built and checked against what this program computes from
  * the global mesh with its own loops (not pm_check's):
- *  - the node graph: the nodes sharing an element (or joined by an element edge), ascending;
+ *  - the node graph: the nodes sharing an element (or joined by an element edge, the edges
+ *    described here independently of the cell table), ascending;
  *  - the parts: every node in one part, no part empty, the edge cut; RCB in 1D runs left to right;
  *  - internal nodes: exactly the part's nodes, ascending global id; each node internal on exactly
  *    one rank;
@@ -60,6 +62,21 @@ typedef struct gadj {
   int64_t *ptr, *adj;
 } gadj_t;
 
+/* Whether corners a and b of an nv-corner cell of dimension dim (Gmsh's numbering) are joined by
+ * an edge: the two ends of a line; consecutive corners of a polygon; in 3D any two corners of a
+ * tetrahedron, consecutive corners of the bottom (0..3) or top (4..7) quadrangle of a hexahedron
+ * or of the bottom (0..2) or top (3..5) triangle of a prism, and a bottom corner with the one
+ * above it. */
+static int is_edge(int dim, int64_t nv, int64_t a, int64_t b) {
+  if (nv <= 2) return 1;
+  if (dim < 3) return b == (a + 1) % nv || a == (b + 1) % nv;
+  if (nv == 4) return 1;
+  int64_t k = nv / 2; /* corners per end polygon */
+  if (a / k != b / k) return a % k == b % k;
+  int64_t x = a % k, y = b % k;
+  return y == (x + 1) % k || x == (y + 1) % k;
+}
+
 static void adjacency(const pm_mesh_t *m, int edges_only, gadj_t *g) {
   int64_t n = m->n_nodes;
   g->ptr = xcalloc((size_t)n + 1, sizeof *g->ptr);
@@ -75,7 +92,7 @@ static void adjacency(const pm_mesh_t *m, int edges_only, gadj_t *g) {
     int64_t nv = m->elem_ptr[e + 1] - m->elem_ptr[e];
     for (int64_t a = 0; a < nv; a++)
       for (int64_t b = 0; b < nv; b++) {
-        int edge = nv <= 2 || b == (a + 1) % nv || a == (b + 1) % nv;
+        int edge = is_edge(m->dim, nv, a, b);
         if (b != a && v[b] != v[a] && (!edges_only || edge)) g->adj[g->ptr[v[a]] + fill[v[a]]++] = v[b];
       }
   }
@@ -416,7 +433,10 @@ static void test_case(const pm_mesh_t *m, const pm_graph_t *graph, const gadj_t 
 
 static void test_mesh(const char *dir, const char *name, const char *partfile) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.msh", dir, name);
+  if (strchr(name, '/')) /* a path to a mesh elsewhere (the 3D fixtures) */
+    snprintf(path, sizeof path, "%s", name);
+  else
+    snprintf(path, sizeof path, "%s/%s.msh", dir, name);
   snprintf(g_what, sizeof g_what, "%s", name);
   pm_mesh_t *m = NULL;
   uint64_t checksum;

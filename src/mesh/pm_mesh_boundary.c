@@ -1,0 +1,240 @@
+/* pm_mesh_boundary.c - the global mesh's derived faces and cell checks: the derived group
+ * "boundary" (the facets of exactly one cell, outward, from the cell table) and the refusal of
+ * inverted or degenerate volume cells. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pm_util.h"
+#include "pm_mesh_int.h"
+#include "pmesh/pm_cell.h"
+#include "pmesh/pm_error.h"
+
+/* The facet f of cell e: its cell (the table's entry), vertex count and mesh nodes, in the
+ * facet's outward order.  Returns the vertex count. */
+static int cell_facet(const pm_mesh_t *m, int64_t e, int f, int64_t v[PM_CELL_MAX_FACET_VERTS],
+                      const pm_cell_t **facet_cell) {
+  const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
+  const pm_cell_t *fc = pm_cell_get(c->facet_type[f]);
+  for (int a = 0; a < fc->n_verts; a++) v[a] = m->elem_node[m->elem_ptr[e] + c->facet[f][a]];
+  *facet_cell = fc;
+  return fc->n_verts;
+}
+
+/* A facet's vertices in ascending order, padded with -1: equal keys are the same facet. */
+static void facet_key(const int64_t *v, int n, int64_t key[PM_CELL_MAX_FACET_VERTS]) {
+  for (int a = 0; a < PM_CELL_MAX_FACET_VERTS; a++) key[a] = a < n ? v[a] : -1;
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0 && key[b] < key[b - 1]; b--) {
+      int64_t t = key[b];
+      key[b] = key[b - 1];
+      key[b - 1] = t;
+    }
+}
+
+/* Every facet of every cell, bucketed by its smallest node: start[i]..start[i+1] are the facets
+ * (packed as 8 e + f) whose smallest node is i, in cell order. */
+static int facet_buckets(const pm_mesh_t *m, int64_t **start_out, int64_t **item_out) {
+  int ierr = PM_OK;
+  int64_t n = m->n_nodes, *start = NULL, *item = NULL, v[PM_CELL_MAX_FACET_VERTS], key[PM_CELL_MAX_FACET_VERTS];
+  const pm_cell_t *fc;
+  PM_TRY(PM_CALLOC(start, n + 2, "facet buckets"));
+  for (int64_t e = 0; e < m->n_elems; e++)
+    for (int f = 0; f < pm_cell_gmsh(m->elem_type[e])->n_facets; f++) {
+      facet_key(v, cell_facet(m, e, f, v, &fc), key);
+      start[key[0] + 2]++;
+    }
+  for (int64_t i = 0; i < n; i++) start[i + 2] += start[i + 1];
+  PM_TRY(PM_MALLOC(item, start[n + 1] + 1, "facet buckets"));
+  for (int64_t e = 0; e < m->n_elems; e++)
+    for (int f = 0; f < pm_cell_gmsh(m->elem_type[e])->n_facets; f++) {
+      facet_key(v, cell_facet(m, e, f, v, &fc), key);
+      item[start[key[0] + 1]++] = 8 * e + f;
+    }
+  *start_out = start;
+  *item_out = item;
+  start = item = NULL;
+cleanup:
+  free(start);
+  free(item);
+  return ierr;
+}
+
+typedef struct facet_ref {
+  int64_t key[PM_CELL_MAX_FACET_VERTS];
+  int64_t p; /* position in the bucket */
+} facet_ref_t;
+
+static int cmp_facet_ref(const void *a, const void *b) {
+  const facet_ref_t *x = a, *y = b;
+  for (int i = 0; i < PM_CELL_MAX_FACET_VERTS; i++)
+    if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+  return (x->p > y->p) - (x->p < y->p);
+}
+
+/* How many cells share each facet of one bucket (nbk facets from item[b0]): times[p], and
+ * other[p] another facet of the bucket with the same vertices (-1 if none).  Sorting the bucket
+ * keeps this linear-logarithmic in the bucket's size (a low node of a tetrahedral mesh is the
+ * smallest node of dozens of facets). */
+static void facet_counts(const pm_mesh_t *m, const int64_t *item, int64_t b0, int64_t nbk, facet_ref_t *sk,
+                         int64_t *times, int64_t *other) {
+  int64_t v[PM_CELL_MAX_FACET_VERTS];
+  const pm_cell_t *fc;
+  for (int64_t p = 0; p < nbk; p++) {
+    facet_key(v, cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc), sk[p].key);
+    sk[p].p = p;
+  }
+  qsort(sk, (size_t)nbk, sizeof *sk, cmp_facet_ref);
+  for (int64_t r0 = 0, r1; r0 < nbk; r0 = r1) {
+    for (r1 = r0 + 1; r1 < nbk && !memcmp(sk[r1].key, sk[r0].key, sizeof sk[r0].key);) r1++;
+    for (int64_t j = r0; j < r1; j++) {
+      times[sk[j].p] = r1 - r0;
+      other[sk[j].p] = r1 - r0 < 2 ? -1 : sk[j == r0 ? r0 + 1 : r0].p;
+    }
+  }
+}
+
+/* Derive the "boundary" faces: the facets of exactly one cell (edges of 2D cells, faces of 3D
+ * cells, end points of lines), outward as the cell sees them, in the order of their smallest
+ * node and then of their cells.  A facet of three or more cells (in 2D and 3D) is not a mesh
+ * pmesh can solve on and is refused.  Appends the faces to the face arrays (gid 0) and returns
+ * their index range in *first, *count. */
+static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
+  int ierr = PM_OK;
+  int64_t *start = NULL, *item = NULL, *bf = NULL, *times = NULL, *other = NULL;
+  facet_ref_t *sk = NULL;
+  int64_t nb = 0, cap = 16, nbn = 0, maxb = 1;
+  PM_TRY(facet_buckets(m, &start, &item));
+  for (int64_t i = 0; i < m->n_nodes; i++)
+    if (start[i + 1] - start[i] > maxb) maxb = start[i + 1] - start[i];
+  PM_TRY(PM_MALLOC(sk, maxb, "facet keys"));
+  PM_TRY(PM_MALLOC(times, maxb, "facet counts"));
+  PM_TRY(PM_MALLOC(other, maxb, "facet counts"));
+  PM_TRY(PM_MALLOC(bf, cap, "boundary faces"));
+  for (int64_t i = 0; i < m->n_nodes; i++) {
+    int64_t b0 = start[i], nbk = start[i + 1] - b0, v[PM_CELL_MAX_FACET_VERTS];
+    const pm_cell_t *fc;
+    facet_counts(m, item, b0, nbk, sk, times, other);
+    for (int64_t p = 0; p < nbk; p++) {
+      PM_TRY_CHECK(times[p] <= 2 || m->dim < 2, PM_ERR_FORMAT,
+                   "elements %lld and %lld (and %lld more) share a%s: a %s may belong to at most two cells",
+                   (long long)m->elem_gid[item[b0 + p] / 8], (long long)m->elem_gid[item[b0 + other[p]] / 8],
+                   (long long)(times[p] - 2), m->dim == 3 ? " face" : "n edge", m->dim == 3 ? "face" : "edge");
+      if (times[p] != 1) continue;
+      if (nb == cap) {
+        cap *= 2;
+        PM_TRY(PM_REALLOC(bf, cap, "boundary faces"));
+      }
+      bf[nb++] = item[b0 + p];
+      nbn += cell_facet(m, item[b0 + p] / 8, (int)(item[b0 + p] % 8), v, &fc);
+    }
+  }
+  int64_t nf = m->n_faces;
+  PM_TRY(PM_REALLOC(m->face_type, nf + nb, "faces"));
+  PM_TRY(PM_REALLOC(m->face_gid, nf + nb, "faces"));
+  PM_TRY(PM_REALLOC(m->face_ptr, nf + nb + 1, "faces"));
+  PM_TRY(PM_REALLOC(m->face_node, m->face_ptr[nf] + nbn, "faces"));
+  for (int64_t f = 0; f < nb; f++) {
+    int64_t v[PM_CELL_MAX_FACET_VERTS], k0 = m->face_ptr[nf + f];
+    const pm_cell_t *fc;
+    int nv = cell_facet(m, bf[f] / 8, (int)(bf[f] % 8), v, &fc);
+    m->face_type[nf + f] = (int8_t)fc->gmsh_type;
+    m->face_gid[nf + f] = 0;
+    for (int a = 0; a < nv; a++) m->face_node[k0 + a] = v[a];
+    m->face_ptr[nf + f + 1] = k0 + nv;
+  }
+  *first = nf;
+  *count = nb;
+  m->n_faces = nf + nb;
+cleanup:
+  free(start);
+  free(item);
+  free(sk);
+  free(times);
+  free(other);
+  free(bf);
+  return ierr;
+}
+
+/* The derived group "boundary", unless the file names a group so. */
+int pm_mesh_add_boundary(pm_mesh_t *m) {
+  int have_boundary = 0;
+  for (int g = 0; g < m->n_groups; g++) have_boundary |= strcmp(m->groups[g].name, "boundary") == 0;
+  if (have_boundary) return PM_OK;
+  int64_t f0 = 0, nb = 0;
+  PM_CALL(derive_boundary(m, &f0, &nb));
+  pm_group_t *grp = &m->groups[m->n_groups];
+  m->n_groups++;
+  grp->dim = m->dim - 1;
+  PM_CALL(pm_strdup("boundary", &grp->name));
+  PM_CALL(PM_MALLOC(grp->faces, nb, "boundary faces"));
+  PM_CALL(PM_MALLOC(grp->nodes, m->face_ptr[f0 + nb] - m->face_ptr[f0] + 1, "boundary nodes"));
+  PM_CALL(PM_MALLOC(grp->elems, 1, "boundary elements"));
+  for (int64_t f = 0; f < nb; f++) {
+    grp->faces[f] = f0 + f;
+    for (int64_t k = m->face_ptr[f0 + f]; k < m->face_ptr[f0 + f + 1]; k++)
+      grp->nodes[grp->n_nodes++] = m->face_node[k];
+  }
+  grp->n_faces = nb;
+  PM_CALL(pm_sort_i64(grp->nodes, grp->n_nodes));
+  grp->n_nodes = pm_unique_i64(grp->nodes, grp->n_nodes);
+  return PM_OK;
+}
+
+
+/* The Jacobian determinant of cell e (table entry c) at reference point xi. */
+static double cell_det(const pm_mesh_t *m, int64_t e, const pm_cell_t *c, const double xi[3]) {
+  double n[PM_CELL_MAX_VERTS], dn[PM_CELL_MAX_VERTS][3], J[3][3] = {{0}};
+  pm_cell_basis(c, xi, n, dn);
+  for (int i = 0; i < c->n_verts; i++) {
+    const double *x = m->xyz + 3 * m->elem_node[m->elem_ptr[e] + i];
+    for (int d = 0; d < 3; d++)
+      for (int r = 0; r < 3; r++) J[d][r] += x[d] * dn[i][r];
+  }
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+/* The cube of cell e's bounding-box diagonal: the scale a determinant is compared with. */
+static double cell_scale3(const pm_mesh_t *m, int64_t e) {
+  double lo[3], hi[3];
+  const double *x0 = m->xyz + 3 * m->elem_node[m->elem_ptr[e]];
+  for (int d = 0; d < 3; d++) lo[d] = hi[d] = x0[d];
+  for (int64_t k = m->elem_ptr[e] + 1; k < m->elem_ptr[e + 1]; k++)
+    for (int d = 0; d < 3; d++) {
+      double x = m->xyz[3 * m->elem_node[k] + d];
+      lo[d] = x < lo[d] ? x : lo[d];
+      hi[d] = x > hi[d] ? x : hi[d];
+    }
+  double h2 = 0;
+  for (int d = 0; d < 3; d++) h2 += (hi[d] - lo[d]) * (hi[d] - lo[d]);
+  return h2 * sqrt(h2);
+}
+
+int pm_mesh_check_cells(const pm_mesh_t *m) {
+  if (m->dim != 3) return PM_OK;
+  for (int64_t e = 0; e < m->n_elems; e++) {
+    const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
+    /* A simplex's Jacobian is constant; other cells are checked at every corner, where a
+     * trilinear map folds first. */
+    int simplex = c->n_verts == c->dim + 1, nv = simplex ? 1 : c->n_verts;
+    double tol = 1e-12 * cell_scale3(m, e);
+    for (int v = 0; v < nv; v++) {
+      double det = cell_det(m, e, c, c->vert[v]);
+      if (det > tol) continue;
+      PM_CHECK(!simplex, PM_ERR_FORMAT,
+                "element %lld (a %s) is inverted or degenerate: its volume is %g; Gmsh orients volume cells "
+                "positively (a tetrahedron's nodes 1, 2, 3 counter-clockwise seen from node 4), so its files never "
+                "hold such a cell",
+                (long long)m->elem_gid[e], c->name, det * c->measure);
+      PM_CHECK(0, PM_ERR_FORMAT,
+              "element %lld (a %s) is inverted or degenerate: its Jacobian determinant is %g at its node %d "
+              "(tag %lld); Gmsh orients volume cells positively (the determinant > 0 at every corner), so its "
+              "files never hold such a cell",
+              (long long)m->elem_gid[e], c->name, det, v + 1,
+              (long long)m->node_gid[m->elem_node[m->elem_ptr[e] + v]]);
+    }
+  }
+  return PM_OK;
+}

@@ -1,0 +1,29 @@
+# Every 3D fixture (tests/common/meshes3d) in every encoding gives the counts of an independent
+# reader (meshes3d/COUNTS, from msh_count.py): nodes, cells of each type (read back from the
+# local file), physical-surface faces, groups, the derived boundary, the ignored lines and points.
+. "$PMESH_TESTS/common/work.sh"
+dir="$PMESH_TESTS/common/meshes3d"
+n=0
+while read -r file nodes cells tets hexes prisms faces groups boundary lines points; do
+  case $file in '#'*) continue ;; esac
+  "$PARTITION" "$dir/$file" 1 -o p > report || fail "$file: partition failed"
+  grep -q "^mesh: 3D, $nodes nodes, $cells elements, $((groups + 1)) groups" report ||
+    fail "$file: expected 3D, $nodes nodes, $cells elements, $((groups + 1)) groups: $(sed -n 2p report)"
+  got=$(awk '$1 == "group" && $2 != "boundary" && $3 == "2D," { s += $4 } END { print s + 0 }' report)
+  [ "$got" = "$faces" ] || fail "$file: $got physical-surface faces, expected $faces"
+  grep -q "^  group boundary  *2D, $boundary faces" report || fail "$file: boundary faces: $(grep 'group boundary' report)"
+  if [ $((lines + points)) -gt 0 ]; then
+    grep -q "^ignored: $lines lines, $points points" report || fail "$file: expected ignored: $lines lines, $points points"
+  else
+    ! grep -q "^ignored:" report || fail "$file: nothing to ignore, but: $(grep '^ignored' report)"
+  fi
+  # Cell types as the local file lists them: the #ELEMENT lines' first number is the Gmsh type.
+  got=$(awk '/^#/ { s = ($0 == "#ELEMENT") ; c = 0; next } s && ++c > 1 { t[$1]++ }
+             END { printf "%d %d %d", t[4], t[5], t[6] }' p/local.0)
+  [ "$got" = "$tets $hexes $prisms" ] || fail "$file: tets hexes prisms $got, expected $tets $hexes $prisms"
+  "$PARTITION" --check p > /dev/null || fail "$file: --check"
+  rm -rf p
+  n=$((n + 1))
+done < "$dir/COUNTS"
+[ $n -ge 8 ] || fail "only $n fixtures checked"
+echo "$n fixtures checked"
