@@ -1,5 +1,6 @@
-# 3D results: a box of hexahedra, one of tetrahedra, one of prisms (meshgen box) and the mixed
-# fixture meshes/hex_prism_tet.msh (a hexahedron, a prism and a tetrahedron sharing faces).
+# 3D results: a box of hexahedra, one of tetrahedra, one of prisms (meshgen box), the mixed
+# fixture meshes/hex_prism_tet.msh (a hexahedron, a prism and a tetrahedron sharing faces) and
+# Gmsh's mixed mesh tests/common/meshes3d/mixed_41.msh (MSH 4.1: tetrahedra, hexahedra, prisms).
 #  - every file passes check_h5.py against the MSH file (an independent reader: shapes and dtypes,
 #    n_tetrahedra/n_hexahedra/n_prisms, connectivity in VTK order against the MSH elements, the
 #    XDMF parsed and its references checked, u = x + 2y + 3z + 3, cx the centroids);
@@ -15,8 +16,9 @@ set -e
 W=h5_3d
 rm -rf $W && mkdir $W && cd $W
 MIXED="$PMESH_TESTS/io/meshes/hex_prism_tet.msh"
-for name in hex tet prism mixed; do
+for name in hex tet prism mixed gmsh; do
   case $name in
+    gmsh) m="$PMESH_TESTS/common/meshes3d/mixed_41.msh"; nps="1 4"; topo=Mixed ;;
     hex) "$MESHGEN" box 5 4 3 -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 4 5"; topo=Hexahedron ;;
     tet) "$MESHGEN" box 4 4 3 --tet -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 8"; topo=Tetrahedron ;;
     prism) "$MESHGEN" box 4 3 4 --prism -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 6 7"; topo=Wedge ;;

@@ -1,8 +1,9 @@
 # Open pmesh's XDMF in ParaView headless (pvpython) and check what a user would see: point and
 # cell counts, every array's name and range, u = x + 2y + 3z + 3 at every point ParaView loaded,
 # the time steps of a series, the partition view, a 1D result sampled with Plot Over Line; and in
-# 3D, for a box of tetrahedra, one of hexahedra, one of prisms and the mixed fixture
-# meshes/hex_prism_tet.msh (a hexahedron, a prism and a tetrahedron sharing faces): the VTK cell
+# 3D, for a box of tetrahedra, one of hexahedra, one of prisms, the mixed fixture
+# meshes/hex_prism_tet.msh (a hexahedron, a prism and a tetrahedron sharing faces) and Gmsh's
+# mixed mesh tests/common/meshes3d/mixed_41.msh: the VTK cell
 # types ParaView made (vtkTetra 10, vtkHexahedron 12, vtkWedge 13), their counts, every cell's
 # volume positive by the Cell Size filter and their sum the domain's volume (a prism written in
 # Gmsh's vertex order comes out inverted: negative volumes), u at ParaView's points, a 3D series
@@ -31,6 +32,8 @@ done
 run 2 "$T" series p3_prism s3_prism
 "$PARTITION" "$PMESH_TESTS/io/meshes/hex_prism_tet.msh" 2 -o p3_mixed --quiet --view v3_mixed.h5
 run 2 "$T" write p3_mixed r3_mixed > /dev/null
+"$PARTITION" "$PMESH_TESTS/common/meshes3d/mixed_41.msh" 2 -o p3_gmsh --quiet
+run 2 "$T" write p3_gmsh r3_gmsh > /dev/null
 # The control: the prisms back in Gmsh's vertex order (VTK's 0, 2, 1, 3, 5, 4 is an involution),
 # which ParaView must show inverted -- so the volume check can fail, and the permutation matters.
 cp r3_prism.h5 gmsh_order.h5
@@ -160,6 +163,8 @@ for k, cells in box_cells.items():
     check_3d("r3_%s.xmf" % k, 36, cells, 12.0)
     check_3d("v3_%s.xmf" % k, 36, cells, 12.0, ranks=False)
 check_3d("r3_mixed.xmf", 11, {VTK_TETRA: 1, VTK_HEXAHEDRON: 1, VTK_WEDGE: 1}, 1.0 + 0.5 + 1.0 / 6.0)
+# Gmsh's mixed mesh (tests/common/meshes3d/mixed.geo): three blocks of volume 0.5.
+check_3d("r3_gmsh.xmf", 410, {VTK_TETRA: 406, VTK_HEXAHEDRON: 75, VTK_WEDGE: 204}, 1.5)
 check_3d("v3_mixed.xmf", 11, {VTK_TETRA: 1, VTK_HEXAHEDRON: 1, VTK_WEDGE: 1}, 1.0 + 0.5 + 1.0 / 6.0, ranks=False)
 r, _ = load("s3_prism.xmf")
 steps = list(r.TimestepValues)
