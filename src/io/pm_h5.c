@@ -274,8 +274,7 @@ cleanup:
 
 /* The rows of each cell type in this rank's slab of the global element order, from what each
  * rank sends to it (cnt[t], by pm_cell_type_t).  Collective. */
-static int slab_type_counts(pm_h5_series_t *s, const int8_t *map, const int64_t own[PM_H5_NT],
-                            int64_t cnt[PM_H5_NT]) {
+static int slab_type_counts(pm_h5_series_t *s, const int8_t *map, const int64_t own[PM_H5_NT], int64_t cnt[PM_H5_NT]) {
   const pm_local_t *l = s->local;
   const pm_redist_t *ep = s->ep;
   int ierr = PM_OK, p = s->nranks;
@@ -389,8 +388,8 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
     s->perm = c->to_vtk;
     pm_redist_src_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s,
                          s->meta->global_nodes <= INT32_MAX ? elem_nodes_get32 : NULL};
-    STEP(s->comm, write_rows(s, g, "/mesh", pm_xdmf_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, s->ep, &x,
-                             NULL));
+    STEP(s->comm,
+         write_rows(s, g, "/mesh", pm_xdmf_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, s->ep, &x, NULL));
   } else {
     STEP(s->comm, write_mixed(s, g, map, own, ttot));
   }
