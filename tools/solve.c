@@ -3,7 +3,7 @@
  * Euler, (M/dt + K) u^{n+1} = (M/dt) u^n + f, one CG solve per step, written as a time series.
  *
  *   mpiexec -n P solve [-p DIR] [-o FILE.h5] [--source F] [--conductivity K] [--area A]
- *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5]
+ *       [--dirichlet GROUP=VALUE]... [--neumann GROUP=FLUX]... [--scheme fem|fdm5|fdm7]
  *       [--refine K [--dump-local DIR]] [--precond none|jacobi|amg|mg] [--mg-coarse rediscretize|galerkin]
  *       [--rtol EPS] [--maxit N] [--exchange NAME] [--monitor K]
  *       [--exact EXPR] [--summary FILE.json] [--dump-matrix PREFIX]
@@ -30,6 +30,7 @@
 
 #include "pm_tool.h"
 #include "pmesh/pm_amg.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_expr.h"
@@ -110,14 +111,18 @@ static void write_history(void *ctx, int it, double rel) {
   fprintf((FILE *)ctx, "%d %.17g\n", it, rel);
 }
 
-/* --dump-solution: each rank's internal 'global_id x y u' lines. */
+/* --dump-solution: each rank's internal 'global_id x y u' lines ('global_id x y z u' in 3D). */
 static int dump_solution(const params_t *p, const pm_local_t *l, const double *u, int rank) {
   char path[PATH_LEN + 32];
   snprintf(path, sizeof path, "%s.%d", p->dump_u, rank);
   pm_tool_out_t o;
   if (pm_tool_open(tool, &o, path)) return PM_ERR_IO;
   for (int32_t i = 0; i < l->n_internal; i++)
-    fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g\n", l->gid[i], l->xyz[3 * i], l->xyz[3 * i + 1], u[i]);
+    if (p->dim == 3)
+      fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g %.17g\n", l->gid[i], l->xyz[3 * i], l->xyz[3 * i + 1],
+              l->xyz[3 * i + 2], u[i]);
+    else
+      fprintf(o.fp, "%" PRId64 " %.17g %.17g %.17g\n", l->gid[i], l->xyz[3 * i], l->xyz[3 * i + 1], u[i]);
   return pm_tool_close(tool, &o, 1) ? PM_ERR_IO : PM_OK;
 }
 
@@ -140,13 +145,33 @@ static int rss_reduce(MPI_Comm comm, const int64_t *own, const pm_run_result_t *
   return PM_OK;
 }
 
+/* The mesh as the report tells it: its dimension and its cells per type (each counted once, by
+ * its owner rank). */
+typedef struct mesh_info {
+  int dim;
+  int64_t cells[PM_CELL_NTYPES];
+} mesh_info_t;
+
+/* "hexahedron 1000, tetrahedron 20" into buf. */
+static void cells_text(const mesh_info_t *mi, char *buf, size_t size, int json) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int c = 0; c < PM_CELL_NTYPES && used + 1 < size; c++)
+    if (mi->cells[c] > 0)
+      used += (size_t)snprintf(buf + used, size - used, json ? "%s\"%s\": %" PRId64 : "%s%s %" PRId64,
+                               used ? ", " : "", pm_cell_get((pm_cell_type_t)c)->name, mi->cells[c]);
+}
+
 /* --summary: the run's figures as JSON. */
-static void write_summary(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
-                          double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
-  int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
+static void write_summary(const params_t *p, const mesh_info_t *mi, int size, const pm_run_result_t *r,
+                          const pm_pc_t *pc, double t_load, double t_refine, double t_total,
+                          int64_t rss[2][RSS_STAGES]) {
+  int transient = p->steps > 0;
   const pm_cg_result_t *res = &r->cg;
   int it = res->iterations > 0 ? res->iterations : 1;
-  const char *scheme = fdm5 ? "fdm5" : "fem", *precond = precond_names[p->precond];
+  const char *scheme = pm_scheme_name((pm_scheme_t)p->scheme), *precond = precond_names[p->precond];
+  char cells[256];
+  cells_text(mi, cells, sizeof cells, 1);
   const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
@@ -154,12 +179,13 @@ static void write_summary(const params_t *p, int size, const pm_run_result_t *r,
   pm_tool_out_t o;
   if (p->summary[0] && !pm_tool_open(tool, &o, p->summary)) {
     fprintf(o.fp,
-            "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"unknowns\": %" PRId64
+            "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"dim\": %d,\n"
+            "  \"cells\": {%s},\n  \"unknowns\": %" PRId64
             ",\n  \"fixed\": %" PRId64
             ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
             "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  "
             "\"u_max\": %.17g,\n",
-            PMESH_VERSION, size, r->unknowns, r->fixed, scheme, precond, exchange, res->iterations,
+            PMESH_VERSION, size, mi->dim, cells, r->unknowns, r->fixed, scheme, precond, exchange, res->iterations,
             r->converged ? "true" : "false", transient ? r->residual_max : res->residual, r->u_min, r->u_max);
     if (transient)
       fprintf(o.fp,
@@ -213,22 +239,26 @@ static void print_failure(const params_t *p, const pm_run_result_t *r) {
 }
 
 /* Rank 0: the figures of the run on stdout and, with --summary, as JSON. */
-static void print_report(const params_t *p, int size, const pm_run_result_t *r, const pm_pc_t *pc, double t_load,
-                         double t_refine, double t_total, int64_t rss[2][RSS_STAGES]) {
-  int transient = p->steps > 0, fdm5 = p->scheme == PM_SCHEME_FDM5;
+static void print_report(const params_t *p, const mesh_info_t *mi, int size, const pm_run_result_t *r,
+                         const pm_pc_t *pc, double t_load, double t_refine, double t_total,
+                         int64_t rss[2][RSS_STAGES]) {
+  int transient = p->steps > 0, fdm = p->scheme != PM_SCHEME_FEM;
   const pm_cg_result_t *res = &r->cg;
   int it = res->iterations > 0 ? res->iterations : 1;
-  const char *scheme = fdm5 ? "fdm5" : "fem", *precond = precond_names[p->precond];
+  const char *scheme = pm_scheme_name((pm_scheme_t)p->scheme), *precond = precond_names[p->precond];
+  char cells[256];
+  cells_text(mi, cells, sizeof cells, 0);
   const char *mass = p->mass == PM_MASS_LUMPED ? "lumped" : "consistent";
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
+  printf("mesh: %dD, cells: %s\n", mi->dim, cells);
   printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s%s, exchange %s%s\n", size,
          r->unknowns, r->fixed, scheme, precond, p->precond_auto ? " (auto)" : "", exchange,
          p->reproducible ? ", reproducible (exact sums)" : "");
   if (transient) {
     const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
     printf("transient: %d steps of dt %.6g to t = %.6g, mass %s%s, initial %s\n", r->steps_done, p->dt,
-           r->steps_done * p->dt, mass, fdm5 ? " (fdm5: the nodal value)" : "", init);
+           r->steps_done * p->dt, mass, fdm ? " (finite differences: the nodal value)" : "", init);
     printf("cg: %s, %" PRId64
            " iterations in total, per step min %d avg %.2f max %d, worst ||r||/||b|| = %.3e "
            "(rtol %.1e)\n",
@@ -266,7 +296,7 @@ static void print_report(const params_t *p, int size, const pm_run_result_t *r, 
   if (!p->no_output && (r->converged || !transient))
     printf("result: %s (%s beside it, open it in ParaView)%s\n", p->out_h5, p->out_xmf,
            transient ? ": a time series" : "");
-  write_summary(p, size, r, pc, t_load, t_refine, t_total, rss);
+  write_summary(p, mi, size, r, pc, t_load, t_refine, t_total, rss);
   print_failure(p, r);
 }
 
@@ -329,6 +359,48 @@ static int check_conductivity(const params_t *p, const pm_partition_t *part) {
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, part->comm);
   if (first < part->size && first == part->rank) fprintf(stderr, "%s: error: %s\n", tool, msg);
   return first < part->size;
+}
+
+/* The mesh's cells per type (each by its owner rank) and what the options need of them, known
+ * only once it is loaded: the cells of the finite differences' grid, Dirichlet groups with nodes.
+ * Every rank decides alike from the sums; rank 0 says why.  Returns nonzero on every rank when the
+ * options do not fit.  Collective. */
+static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t *mi) {
+  const pm_local_t *l = part->local;
+  int64_t mine[PM_CELL_NTYPES + MAXBC] = {0}, all[PM_CELL_NTYPES + MAXBC];
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    int c = pm_cell_from_gmsh(l->elem_type[e]);
+    if (c >= 0 && (!l->elem_owner || l->elem_owner[e] == part->rank)) mine[c]++;
+  }
+  for (int i = 0; i < p->n_dir; i++) { /* the internal nodes of each Dirichlet group */
+    int g = pm_local_find_group(l, p->dir_group[i]);
+    for (int32_t k = 0; g >= 0 && k < l->groups[g].n_nodes; k++)
+      mine[PM_CELL_NTYPES + i] += l->groups[g].nodes[k] < l->n_internal;
+  }
+  if (MPI_Allreduce(mine, all, PM_CELL_NTYPES + MAXBC, MPI_INT64_T, MPI_SUM, part->comm) != MPI_SUCCESS) {
+    if (part->rank == 0) fprintf(stderr, "%s: error: the mesh's cell counts could not be summed\n", tool);
+    return 1;
+  }
+  mi->dim = part->meta->dim;
+  memcpy(mi->cells, all, sizeof mi->cells);
+  char msg[EXPR_LEN + NAME_LEN + 400] = "";
+  pm_cell_type_t grid = p->scheme == PM_SCHEME_FDM7 ? PM_CELL_HEX : PM_CELL_QUAD;
+  for (int c = 0; c < PM_CELL_NTYPES && p->scheme != PM_SCHEME_FEM && !msg[0]; c++)
+    if (all[c] > 0 && c != (int)grid)
+      snprintf(msg, sizeof msg,
+               "--scheme %s: the mesh has %" PRId64 " %s cells: the finite differences need an axis-aligned %s "
+               "only (%s); use --scheme fem for this mesh",
+               pm_scheme_name((pm_scheme_t)p->scheme), all[c], pm_cell_get((pm_cell_type_t)c)->name,
+               grid == PM_CELL_HEX ? "box of hexahedra" : "grid of quadrangles",
+               grid == PM_CELL_HEX ? "meshgen box, without --tet or --prism" : "meshgen grid, without --tri");
+  for (int i = 0; i < p->n_dir && !msg[0]; i++)
+    if (all[PM_CELL_NTYPES + i] == 0)
+      snprintf(msg, sizeof msg,
+               "--dirichlet %s=%s: the group '%s' has no nodes in the mesh (none of its nodes is a node of a "
+               "cell): name a group on the mesh, such as a boundary group",
+               p->dir_group[i], p->dir_expr[i], p->dir_group[i]);
+  if (msg[0] && part->rank == 0) fprintf(stderr, "%s: error: %s\n", tool, msg);
+  return msg[0] != '\0';
 }
 
 /* --refine: every rank refines its own part (mg keeps the levels), then --dump-local.  Errors
@@ -418,7 +490,8 @@ int main(int argc, char **argv) {
     goto finish;
   }
 
-  if (check_conductivity(p, part)) goto finish;
+  mesh_info_t mi;
+  if (check_mesh(p, part, &mi) || check_conductivity(p, part)) goto finish;
 
   /* The problem, the preconditioner, the run. */
   int32_t nt = part->local->n_total + part->local->n_aux;
@@ -448,7 +521,7 @@ int main(int argc, char **argv) {
   if (p->dump_u[0] && report(rank, pm_comm_agree(comm, dump_solution(p, part->local, u, rank)))) goto finish;
   int64_t rss[2][RSS_STAGES];
   if (report(rank, rss_reduce(comm, own_rss, &r, rss))) goto finish;
-  if (rank == 0) print_report(p, size, &r, pc, t_load, t_refine, MPI_Wtime() - t0, rss);
+  if (rank == 0) print_report(p, &mi, size, &r, pc, t_load, t_refine, MPI_Wtime() - t0, rss);
   status = r.converged && !hist_bad ? EXIT_SUCCESS : EXIT_FAILURE;
 finish:
   free(u);

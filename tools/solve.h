@@ -1,13 +1,16 @@
-/* solve.h - what the two files of the solve tool share: the parameters rank 0 reads from the
- * command line and the problem and options made from them (solve_args.c), which solve.c sends to
- * every rank and runs.  solve.c calls solve_args.c, never the other way round. */
+/* solve.h - what the files of the solve tool share: the parameters rank 0 reads from the command
+ * line and the problem and options made from them (solve_args.c, with the problem's options in
+ * solve_opts_problem.c and the options as text in solve_opts_text.c), which solve.c sends to
+ * every rank and runs.  solve.c calls them, never the other way round. */
 #ifndef PMESH_TOOLS_SOLVE_H
 #define PMESH_TOOLS_SOLVE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pm_tool.h"
 #include "pmesh/pm_amg.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_problem.h"
 
 static const char *const tool = "solve";
@@ -55,5 +58,22 @@ void solve_amg_options(const params_t *p, pm_amg_options_t *o);
 /** The options that solve this problem again, every value explicit, without -p, -o and the rank
  *  count (so a reproducible result stays the same file for any partition), into buf. */
 void solve_options_text(const params_t *p, char *buf, size_t size);
+
+/* Between the option files (solve_opts_table.c and solve_opts_problem.c, for solve_args.c's
+ * parse). */
+enum { SOLVE_N_OPTIONS = 48 };
+/** The option table (SOLVE_N_OPTIONS entries at most, the last one's name NULL) into t, its values
+ *  pointing into p; the defaults into p; the help text with the table's lines. */
+void solve_options_table(params_t *p, pm_tool_opt_t t[SOLVE_N_OPTIONS]);
+void solve_set_defaults(params_t *p);
+void solve_print_help(const pm_tool_opt_t *t);
+/** --source, --conductivity ([GROUP=]EXPR), --dirichlet, --neumann (GROUP=EXPR); --robin
+ *  GROUP=H,U_INF (option-table callbacks). */
+int solve_opt_bc(void *ctx, const char *opt, const char *v);
+int solve_opt_robin(void *ctx, const char *opt, const char *v);
+/** The lecture's control file (may be NULL), then the defaults of what is still unset. */
+int solve_apply_defaults(const pm_tool_opt_t *t, params_t *p, const char *control, const pm_meta_t *meta);
+/** The problem against the metadata (groups, dimensions, scheme) and every expression. */
+int solve_check_problem(params_t *p, const pm_meta_t *meta);
 
 #endif

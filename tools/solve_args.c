@@ -1,6 +1,8 @@
-/* solve_args.c - the command line of solve: the option table (which also prints the usage
- * text), the lecture's control file and the checks of the options against each other and against
- * the partition's metadata, all on rank 0, into the params_t that solve.c broadcasts. */
+/* solve_args.c - the command line of solve: its parse and the checks of the options against each
+ * other and against the partition's metadata, all on rank 0, into the params_t that solve.c
+ * broadcasts.  The option table (which also prints the usage text) is solve_opts_table.c's, the
+ * problem's options (groups, boundary conditions, the control file) solve_opts_problem.c's, the
+ * options as text solve_opts_text.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -13,311 +15,9 @@
 
 #include "pm_tool.h"
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_lecture.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 #include "solve.h"
-
-/* --source, --conductivity ([GROUP=]EXPR), --dirichlet, --neumann (GROUP=EXPR). */
-static int opt_bc(void *ctx, const char *opt, const char *v) {
-  params_t *p = ctx;
-  int which = !strcmp(opt, "--source") ? 0 : !strcmp(opt, "--conductivity") ? 1 : !strcmp(opt, "--dirichlet") ? 2 : 3;
-  int *cnt[4] = {&p->n_source, &p->n_cond, &p->n_dir, &p->n_neu}, need_group = which >= 2;
-  char(*grp[4])[NAME_LEN] = {p->src_group, p->cond_group, p->dir_group, p->neu_group};
-  char(*ex[4])[EXPR_LEN] = {p->src_expr, p->cond_expr, p->dir_expr, p->neu_expr};
-  if (*cnt[which] == MAXBC) return pm_tool_error(tool, "%s: at most %d of them", opt, MAXBC);
-  const char *eq = strchr(v, '=');
-  if (!eq && need_group) return pm_tool_error(tool, "%s %s: expected GROUP=VALUE", opt, v);
-  size_t gl = eq ? (size_t)(eq - v) : 0;
-  const char *e = eq ? eq + 1 : v;
-  if (eq && gl == 0) return pm_tool_error(tool, "%s %s: the group name before '=' is empty", opt, v);
-  if (e[0] == '\0')
-    return pm_tool_error(tool, "%s %s: the value is empty (expected %sVALUE)", opt, v,
-                         need_group ? "GROUP=" : "[GROUP=]");
-  if (gl >= NAME_LEN || strlen(e) >= EXPR_LEN)
-    return pm_tool_error(tool, "%s %s: a group name below %d and a value below %d characters, please", opt, v, NAME_LEN,
-                         EXPR_LEN);
-  memcpy(grp[which][*cnt[which]], v, gl);
-  grp[which][*cnt[which]][gl] = '\0';
-  strcpy(ex[which][(*cnt[which])++], e);
-  return 0;
-}
-
-/* --robin GROUP=H,U_INF: the comma outside parentheses splits the two expressions. */
-static int opt_robin(void *ctx, const char *opt, const char *v) {
-  params_t *p = ctx;
-  if (p->n_rob == MAXBC) return pm_tool_error(tool, "%s: at most %d of them", opt, MAXBC);
-  const char *eq = strchr(v, '='), *comma = NULL;
-  int depth = 0, commas = 0;
-  for (const char *c = eq ? eq + 1 : v; *c; c++) {
-    depth += (*c == '(') - (*c == ')');
-    if (*c == ',' && depth == 0) {
-      commas++;
-      comma = c;
-    }
-  }
-  size_t gl = eq ? (size_t)(eq - v) : 0, hl = comma && eq ? (size_t)(comma - eq - 1) : 0;
-  if (!eq || gl == 0 || commas != 1 || hl == 0 || !comma[1])
-    return pm_tool_error(tool, "%s %s: expected GROUP=H,U_INF (the flux k du/dn = H (U_INF - u))", opt, v);
-  if (gl >= NAME_LEN || hl >= EXPR_LEN || strlen(comma + 1) >= EXPR_LEN)
-    return pm_tool_error(tool, "%s %s: a group name below %d and values below %d characters", opt, v, NAME_LEN,
-                         EXPR_LEN);
-  memcpy(p->rob_group[p->n_rob], v, gl);
-  p->rob_group[p->n_rob][gl] = '\0';
-  memcpy(p->rob_h[p->n_rob], eq + 1, hl);
-  p->rob_h[p->n_rob][hl] = '\0';
-  strcpy(p->rob_uinf[p->n_rob++], comma + 1);
-  return 0;
-}
-
-static int opt_dt(void *ctx, const char *opt, const char *v) {
-  params_t *p = ctx;
-  char *end;
-  p->dt = strtod(v, &end);
-  if (!v[0] || *end || !isfinite(p->dt) || !(p->dt > 0))
-    return pm_tool_error(tool, "%s %s: the time step must be a positive finite number", opt, v);
-  return 0;
-}
-
-/* --steps, --every, --initial-step. */
-static int opt_step(void *ctx, const char *opt, const char *v) {
-  params_t *p = ctx;
-  int64_t iv, lo = !strcmp(opt, "--initial-step") ? 0 : 1;
-  if (pm_tool_int(tool, opt, v, INT64_MIN, INT64_MAX, &iv)) return -1;
-  if (iv < lo || iv > INT32_MAX)
-    return pm_tool_error(tool, "%s %s: expected %s", opt, v,
-                         lo ? "at least 1" : "a step number >= 0 (omit it for the last step)");
-  *(!strcmp(opt, "--steps") ? &p->steps : lo ? &p->every : &p->initial_step) = (int)iv;
-  return 0;
-}
-
-static int opt_refine(void *ctx, const char *opt, const char *v) {
-  int64_t k;
-  if (pm_tool_int(tool, opt, v, INT64_MIN, INT64_MAX, &k)) return -1;
-  if (k < 0) return pm_tool_error(tool, "%s %s: the number of uniform refinements must be 0 (none) or more", opt, v);
-  /* The size a K allows is checked on the loaded mesh, with the figures; past 64 even 2^K
-   * overflows every index type. */
-  if (k > 64)
-    return pm_tool_error(tool, "%s %s: each refinement doubles (1D) or quadruples (2D) the mesh: at most 64", opt, v);
-  ((params_t *)ctx)->refine = (int)k;
-  return 0;
-}
-
-static int opt_smoother(void *ctx, const char *opt, const char *v) {
-  pm_amg_smoother_t sm;
-  if (pm_amg_smoother_parse(v, &sm)) return pm_tool_error(tool, "%s: %s", opt, pm_error_message());
-  ((params_t *)ctx)->amg_smoother = (int)sm;
-  return 0;
-}
-
-static int opt_precision(void *ctx, const char *opt, const char *v) {
-  pm_amg_precision_t pr;
-  if (pm_amg_precision_parse(v, &pr)) return pm_tool_error(tool, "%s: %s", opt, pm_error_message());
-  ((params_t *)ctx)->amg_precision = (int)pr;
-  return 0;
-}
-
-static int opt_exchange(void *ctx, const char *opt, const char *v) {
-  pm_exchange_t k;
-  (void)opt;
-  if (pm_exchange_parse(v, &k)) return pm_tool_report(tool, PM_ERR_ARG);
-  ((params_t *)ctx)->exchange = (int)k;
-  return 0;
-}
-
-/* The option table, in the order of the usage text, each entry with its lines of it. */
-enum { N_OPTIONS = 48 };
-
-/* The first part: files, the problem, the scheme and the preconditioner.  Returns its length. */
-static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
-  const pm_tool_kind_t F = PM_TOOL_FLAG, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE, X = PM_TOOL_CALL;
-  const pm_tool_opt_t table[] = {
-      {"-p", S, p->dir, 0, PATH_LEN, NULL, NULL,
-       "  -p DIR                 partition directory (default: " PM_DEFAULT_PART_DIR ")\n", 0},
-      {"-o", S, p->out_h5, 0, PATH_LEN, NULL, NULL,
-       "  -o FILE.h5             result file (default: result.h5, with result.xmf beside it)\n", 0},
-      {"--no-output", F, &p->no_output, 0, 0, NULL, NULL,
-       "  --no-output            write no result file (benchmarks)\n", 0},
-      {"--source", X, NULL, 0, 0, NULL, opt_bc,
-       "  --source [GROUP=]F     source f, constant or expression in x, y (default 1);\n"
-       "                         GROUP= applies it to the elements of a physical group (repeatable;\n"
-       "                         the elements of no GROUP= given keep the value without GROUP=, 1)\n",
-       0},
-      {"--conductivity", X, NULL, 0, 0, NULL, opt_bc,
-       "  --conductivity [GROUP=]K  conductivity k > 0 (default 1; GROUP= as for --source)\n", 0},
-      {"--area", D, &p->area, 1e-300, 1e300, NULL, NULL,
-       "  --area A               cross-section of a 1D bar (default 1; 1D meshes only)\n", 0},
-      {"--dirichlet", X, NULL, 0, 0, NULL, opt_bc,
-       "  --dirichlet GROUP=VALUE    u = VALUE on the nodes of GROUP (repeatable; default:\n"
-       "                         boundary=0 without --dirichlet, --neumann and --robin,\n"
-       "                         xmin=0 with the lecture's control file)\n",
-       0},
-      {"--neumann", X, NULL, 0, 0, NULL, opt_bc,
-       "  --neumann GROUP=FLUX   k du/dn = FLUX on the boundary faces of GROUP (repeatable)\n", 0},
-      {"--robin", X, NULL, 0, 0, NULL, opt_robin,
-       "  --robin GROUP=H,U_INF  convection k du/dn = H (U_INF - u) on the boundary faces of GROUP\n"
-       "                         (repeatable; fem only; H >= 0, constant in time)\n",
-       0},
-      {"--scheme", C, &p->scheme, 0, 0, "fem|fdm5", NULL,
-       "  --scheme fem|fdm5      Galerkin FEM (default) or the 5-point finite differences\n"
-       "                         (structured grids partitioned with --halo edge)\n",
-       0},
-      {"--precond", C, &p->precond, 0, 0, "none|jacobi|amg|mg|auto", NULL,
-       "  --precond none|jacobi|amg|mg|auto  preconditioner (amg: smoothed aggregation; mg:\n"
-       "                         geometric multigrid over the --refine levels, AMG below them);\n"
-       "                         default auto: amg from " AUTO_AMG_TEXT " unknowns up (where its set-up\n"
-       "                         pays for itself on the bundled meshes), jacobi below and always\n"
-       "                         with --reproducible (which AMG would break) and the control file\n",
-       0},
-      {"--mg-coarse", C, &p->mg_coarse, 0, 0, "rediscretize|galerkin", NULL,
-       "  --mg-coarse rediscretize|galerkin  mg's coarse operators: the problem assembled on\n"
-       "                         each coarser mesh (default) or P^T A P (needs --precond mg)\n",
-       0},
-  };
-  memcpy(t, table, sizeof table);
-  return sizeof table / sizeof *table;
-}
-
-/* The second part: refinement, AMG, CG, output, time steps, initial state; ends the table. */
-static void options_solver(params_t *p, pm_tool_opt_t *t) {
-  const pm_tool_kind_t F = PM_TOOL_FLAG, I = PM_TOOL_INT, D = PM_TOOL_DOUBLE, S = PM_TOOL_STRING, C = PM_TOOL_CHOICE,
-                       X = PM_TOOL_CALL;
-  const pm_tool_opt_t table[] = {
-      {"--refine", X, NULL, 0, 0, NULL, opt_refine,
-       "  --refine K             refine the partition uniformly K times in parallel after loading\n"
-       "                         (default 0); the run and its result are the fine mesh's\n",
-       0},
-      {"--dump-local", S, p->dump_local, 0, PATH_LEN, NULL, NULL,
-       "  --dump-local DIR       write the (refined) local meshes and partition.meta to DIR\n"
-       "                         (partition --check DIR validates them), then run\n",
-       0},
-      {"--amg-threshold", D, &p->amg_threshold, -1e300, 1e300, NULL, NULL,
-       "  --amg-*                the AMG options below need --precond amg or mg (with auto they\n"
-       "                         select amg)\n"
-       "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08)\n",
-       0},
-      {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
-       "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
-      {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
-       "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n", 0},
-      {"--amg-levels", I, &p->amg_levels, INT32_MIN, INT32_MAX, NULL, NULL,
-       "  --amg-levels L         at most L levels (default 10)\n", 0},
-      {"--amg-coarse", I, &p->amg_coarse, INT32_MIN, INT32_MAX, NULL, NULL,
-       "  --amg-coarse N         a level of at most N rows is the coarsest, factored (default 500)\n", 0},
-      {"--amg-rows-per-rank", I, &p->amg_rows_per_rank, INT32_MIN, INT32_MAX, NULL, NULL,
-       "  --amg-rows-per-rank N  a coarse level with fewer than N rows per rank moves onto fewer\n"
-       "                         ranks, eventually one (default 2000; 0: never)\n",
-       0},
-      {"--amg-precision", X, NULL, 0, 0, NULL, opt_precision,
-       "  --amg-precision P      single|double: the V-cycle's values and vectors (amg and mg; default\n"
-       "                         single: half the bytes per cycle; CG itself stays in double)\n",
-       0},
-      {"--rtol", D, &p->rtol, 0, 1, NULL, NULL,
-       "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n", 0},
-      {"--maxit", I, &p->maxit, 0, INT32_MAX, NULL, NULL, "  --maxit N              iteration limit (default 10000)\n",
-       0},
-      {"--reproducible", F, &p->reproducible, 0, 0, NULL, NULL,
-       "  --reproducible         sum dot products exactly: with --precond none or jacobi the\n"
-       "                         solution, residual history and iteration count are bitwise the\n"
-       "                         same for any number of ranks and partition (and so is the\n"
-       "                         result file, which then leaves out the owner ranks)\n",
-       0},
-      {"--exchange", X, NULL, 0, 0, NULL, opt_exchange,
-       "  --exchange NAME        isend|sendrecv|datatype|persistent|neighbor|pack (default %s)\n", 0},
-      {"--monitor", I, &p->monitor, 1, INT32_MAX, NULL, NULL,
-       "  --monitor K            print the residual every K iterations\n", 0},
-      {"--exact", S, p->exact, 0, EXPR_LEN, "an expression", NULL,
-       "  --exact EXPR           report max-norm and L2 errors against this solution\n", 0},
-      {"--history", S, p->history, 0, PATH_LEN, NULL, NULL,
-       "  --history FILE         write 'iteration ||r||/||b||' lines, every iteration at full\n"
-       "                         precision (transient: each step's, one after the other)\n",
-       0},
-      {"--summary", S, p->summary, 0, PATH_LEN, NULL, NULL,
-       "  --summary FILE.json    write the run's figures as JSON\n", 0},
-      {"--dump-matrix", S, p->dump, 0, PATH_LEN, NULL, NULL,
-       "  --dump-matrix PREFIX   write each rank's matrix rows to PREFIX.RANK\n", 0},
-      {"--dump-solution", S, p->dump_u, 0, PATH_LEN, NULL, NULL,
-       "  --dump-solution PREFIX write each rank's internal 'global_id x y u' lines to PREFIX.RANK\n"
-       "                         (transient: the last step)\n",
-       0},
-      {"--dt", X, NULL, 0, 0, NULL, opt_dt,
-       "  --dt DT --steps N      transient: N backward-Euler steps of DT from u^0; sources and\n"
-       "                         boundary values may use the time t (step n at t = n DT);\n"
-       "                         the result is a series of steps 0, K, 2K, ..., N\n",
-       0},
-      {"--steps", X, NULL, 0, 0, NULL, opt_step, NULL, 0},
-      {"--every", X, NULL, 0, 0, NULL, opt_step,
-       "  --every K              write every K-th step (default 1; step 0 and the last always)\n", 0},
-      {"--mass", C, &p->mass, 0, 0, "consistent|lumped", NULL,
-       "  --mass consistent|lumped  mass matrix (default consistent; fdm5: lumped, the nodal value)\n", 0},
-      {"--initial-value", S, p->initial_value, 0, EXPR_LEN, "an expression", NULL,
-       "  --initial-value EXPR   u^0 (transient) or CG initial guess (steady) (default 0)\n", 0},
-      {"--initial", S, p->initial, 0, PATH_LEN, NULL, NULL,
-       "  --initial FILE.h5      u^0 or initial guess from an earlier result of the same mesh\n"
-       "                         (any number of ranks); Dirichlet nodes keep their values\n",
-       0},
-      {"--initial-field", S, p->initial_field, 0, NAME_LEN, "a field name", NULL,
-       "  --initial-field NAME   field to read (default u)\n", 0},
-      {"--initial-step", X, NULL, 0, 0, NULL, opt_step,
-       "  --initial-step K       stored step K of a series (/steps/K; default the last)\n", 0},
-      {"--exchange-test", F, &p->exchange_test, 0, 0, NULL, NULL,
-       "  --exchange-test        fill internal nodes with their global ids, exchange, check,\n"
-       "                         print the lecture's RECVbuf lines\n",
-       0},
-      {NULL, F, NULL, 0, 0, NULL, NULL, NULL, 0}};
-  memcpy(t, table, sizeof table);
-}
-
-static void options_table(params_t *p, pm_tool_opt_t t[N_OPTIONS]) {
-  options_solver(p, t + options_problem(p, t));
-}
-
-static void set_defaults(params_t *p) {
-  pm_amg_options_t ao;
-  pm_amg_options_default(&ao);
-  p->every = 1;
-  p->mass = PM_MASS_CONSISTENT;
-  p->initial_step = -1;
-  strcpy(p->initial_field, "u");
-  p->scheme = PM_SCHEME_FEM;
-  p->precond = PRECOND_AUTO;
-  p->amg_threshold = ao.threshold;
-  p->amg_smoother = (int)ao.smoother;
-  p->amg_sweeps = ao.sweeps;
-  p->amg_levels = ao.max_levels;
-  p->amg_coarse = (int)ao.coarse_size;
-  p->amg_rows_per_rank = (int)ao.rows_per_rank;
-  p->amg_precision = (int)ao.precision;
-  p->exchange = pm_exchange_default();
-  p->maxit = 10000;
-  p->rtol = 1e-8;
-  p->area = 1.0;
-  strcpy(p->dir, PM_DEFAULT_PART_DIR);
-  strcpy(p->out_h5, "result.h5");
-}
-
-static void print_help(const pm_tool_opt_t *t) {
-  printf(
-      "usage: mpiexec -n P solve [options] [CONTROL_FILE]\n"
-      "       mpiexec -n P solve [-p DIR] --exchange-test [--exchange NAME]\n\n"
-      "Solve -div(k grad u) = f on a partitioned mesh with parallel preconditioned CG, or with\n"
-      "--dt and --steps the transient du/dt - div(k grad u) = f (backward Euler, one CG solve per\n"
-      "step, the result a time series).  P must equal the number of parts of the partition.\n"
-      "Without options: the partition in " PM_DEFAULT_PART_DIR
-      ", f = 1, k = 1, u = 0 on the group\n"
-      "'boundary', the preconditioner chosen by the size (--precond auto), result.h5.\n\n"
-      "An option that only applies together with another (--every and --mass with --dt, --amg-*\n"
-      "with --precond amg or mg, --mg-coarse with --precond mg, --initial-field and\n"
-      "--initial-step with --initial, --area with a 1D mesh) is refused without it, naming what\n"
-      "it needs; values are checked before any work.  The result file records the whole\n"
-      "problem (attributes source, conductivity, dirichlet, ..., command_line) and each\n"
-      "element's physical group (cell field cell_group).\n\n"
-      "options:\n");
-  pm_tool_usage(stdout, t, pm_exchange_name(pm_exchange_default()));
-  printf(
-      "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
-      "  --help, --version\n");
-}
 
 /* The command line into the table and p.  Returns 0, 1 after --help or --version, or -1 after
  * printing why. */
@@ -325,7 +25,7 @@ static int parse_argv(int argc, char **argv, pm_tool_opt_t *t, params_t *p, cons
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      print_help(t);
+      solve_print_help(t);
       return 1;
     }
     if (!strcmp(a, "--version")) {
@@ -355,11 +55,13 @@ static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
   if (!set_dt && (set_every || set_mass))
     return pm_tool_error(tool, "%s applies to transient runs: give --dt DT and --steps N too",
                          set_every ? "--every" : "--mass");
-  if (p->scheme == PM_SCHEME_FDM5 && set_dt) {
+  if (p->scheme != PM_SCHEME_FEM && set_dt) {
+    const char *s = pm_scheme_name((pm_scheme_t)p->scheme);
     if (set_mass && p->mass == PM_MASS_CONSISTENT)
       return pm_tool_error(tool,
-                           "--mass consistent: --scheme fdm5 has no consistent mass matrix (its mass is the nodal "
-                           "value, the identity): use --mass lumped, the default for fdm5");
+                           "--mass consistent: --scheme %s has no consistent mass matrix (its mass is the nodal "
+                           "value, the identity): use --mass lumped, the default for %s",
+                           s, s);
     p->mass = PM_MASS_LUMPED;
   }
   for (size_t k = 0; k < sizeof amg_opts / sizeof *amg_opts; k++) {
@@ -445,6 +147,28 @@ static int read_meta(const params_t *p, int nranks, pm_meta_t **meta) {
   return -1;
 }
 
+/* What the mesh's dimension allows: the scheme of that dimension, --area on bars, --refine and
+ * --precond mg (over the refinement levels) not yet in 3D. */
+static int check_dim(const pm_tool_opt_t *t, const params_t *p, const pm_meta_t *meta) {
+  int dim = meta->dim;
+  if (p->scheme == PM_SCHEME_FDM5 && dim != 2)
+    return pm_tool_error(tool, "--scheme fdm5: the 5-point stencil is for 2D grids (meshgen grid) but %s is %dD%s",
+                         p->dir, dim, dim == 3 ? ": use --scheme fdm7, the 7-point stencil of a box" : "");
+  if (p->scheme == PM_SCHEME_FDM7 && dim != 3)
+    return pm_tool_error(tool,
+                         "--scheme fdm7: the 7-point stencil is for 3D boxes of hexahedra (meshgen box) but %s is "
+                         "%dD%s",
+                         p->dir, dim, dim == 2 ? ": use --scheme fdm5, the 5-point stencil of a grid" : "");
+  if (pm_tool_seen(t, "--area") && dim != 1)
+    return pm_tool_error(tool, "--area applies to 1D meshes (a bar's cross-section); %s is %dD", p->dir, dim);
+  if (dim == 3 && p->refine > 0)
+    return pm_tool_error(tool,
+                         "--refine %d: %s is 3D, and 3D refinement is not implemented yet (issue 31): refine the "
+                         "mesh before partitioning it (meshgen box with more cells, gmsh -3 with a smaller size)%s",
+                         p->refine, p->dir, p->precond == PRECOND_MG ? "; use --precond amg instead of mg" : "");
+  return 0;
+}
+
 /* What the options ask of the partition: its size, its halo, its dimension. */
 static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta, int nranks) {
   p->nparts = meta->nparts;
@@ -453,116 +177,20 @@ static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta
   if (meta->nparts != nranks)
     return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
                          nranks, meta->nparts);
+  if (check_dim(t, p, meta)) return -1;
+  if (!pm_tool_seen(t, "--amg-threshold")) { /* the default depends on the dimension */
+    pm_amg_options_t ao;
+    pm_amg_options_default_dim(&ao, meta->dim);
+    p->amg_threshold = ao.threshold;
+  }
   /* One part has no halo; with more, an element's nodes must all be in its rank's halo. */
   if (p->scheme == PM_SCHEME_FEM && meta->halo && !strcmp(meta->halo, "edge") && meta->dim > 1 && meta->nparts > 1 &&
       !p->exchange_test)
     return pm_tool_error(tool,
-                         "-p %s was partitioned with --halo edge, which only --scheme fdm5 takes: FEM needs the "
-                         "element halo (partition MESH %d -o %s, the default --halo element), or give --scheme fdm5",
-                         p->dir, nranks, p->dir);
-  if (pm_tool_seen(t, "--area") && meta->dim != 1)
-    return pm_tool_error(tool, "--area applies to 1D meshes (a bar's cross-section); %s is %dD", p->dir, meta->dim);
+                         "-p %s was partitioned with --halo edge, which only the finite differences take (--scheme "
+                         "%s): FEM needs the element halo (partition MESH %d -o %s, the default --halo element)",
+                         p->dir, meta->dim == 3 ? "fdm7" : "fdm5", nranks, p->dir);
   return 0;
-}
-
-/* Insert an ungrouped value first in a list of [GROUP=]VALUE entries, so that the elements of no
- * group given keep it (later entries override it on their groups). */
-static int prepend_default(int *n, char (*grp)[NAME_LEN], char (*ex)[EXPR_LEN], const char *value, const char *opt) {
-  for (int i = 0; i < *n; i++)
-    if (!grp[i][0]) return 0; /* an ungrouped value covers every element already */
-  if (*n == MAXBC) return pm_tool_error(tool, "%s: at most %d values with GROUP= when none is without", opt, MAXBC - 1);
-  memmove(grp + 1, grp, (size_t)*n * sizeof *grp);
-  memmove(ex + 1, ex, (size_t)*n * sizeof *ex);
-  grp[0][0] = '\0';
-  snprintf(ex[0], EXPR_LEN, "%s", value);
-  (*n)++;
-  return 0;
-}
-
-/* The lecture's control file, then the defaults of what is still unset. */
-static int apply_control_and_defaults(const pm_tool_opt_t *t, params_t *p, const char *control, const pm_meta_t *meta) {
-  char q[64] = "1", cond[64] = "1";
-  if (control) {
-    pm_lecture_control_t c;
-    int ierr = pm_lecture_control_read(control, &c);
-    if (ierr) return pm_tool_report(tool, ierr);
-    if (c.neg != meta->global_elems)
-      return pm_tool_error(tool,
-                           "%s: NEg = %" PRId64 ", but the partition in %s has %" PRId64
-                           " elements (make it with: meshgen line %" PRId64 " %g)",
-                           control, c.neg, p->dir, meta->global_elems, c.neg, c.dx);
-    snprintf(q, sizeof q, "%.17g", c.q);
-    snprintf(cond, sizeof cond, "%.17g", c.cond);
-    if (!pm_tool_seen(t, "--area")) p->area = c.a;
-    if (!pm_tool_seen(t, "--maxit")) p->maxit = (int)c.itermax;
-    if (!pm_tool_seen(t, "--rtol")) p->rtol = c.eps;
-    for (int g = 0; p->n_dir == 0 && g < meta->n_groups; g++)
-      if (strcmp(meta->group_name[g], "xmin") == 0) {
-        strcpy(p->dir_group[0], "xmin");
-        strcpy(p->dir_expr[0], "0");
-        p->n_dir = 1;
-      }
-  }
-  if (prepend_default(&p->n_source, p->src_group, p->src_expr, q, "--source")) return -1;
-  if (prepend_default(&p->n_cond, p->cond_group, p->cond_expr, cond, "--conductivity")) return -1;
-  if (p->n_dir == 0 && p->n_neu == 0 && p->n_rob == 0 && !p->exchange_test) {
-    strcpy(p->dir_group[0], "boundary");
-    strcpy(p->dir_expr[0], "0");
-    p->n_dir = 1;
-  }
-  if (p->precond == PRECOND_AUTO) {
-    /* The unknowns after --refine: each refinement doubles a bar and quadruples a 2D mesh. */
-    double unknowns = (double)meta->global_nodes * pow(meta->dim == 1 ? 2.0 : 4.0, p->refine);
-    p->precond_auto = 1;
-    p->precond = unknowns >= AUTO_AMG_UNKNOWNS && !p->reproducible && !control ? PRECOND_AMG : PRECOND_JACOBI;
-  }
-  return 0;
-}
-
-/* A constant conductivity must be positive (a non-constant one is checked at the elements' nodes
- * at the elements' centres once they are loaded, in solve.c). */
-static int check_conductivity(const params_t *p) {
-  for (int i = 0; i < p->n_cond; i++) {
-    pm_expr_t *ex = NULL;
-    if (pm_expr_create(p->cond_expr[i], &ex)) continue; /* the problem's check names it */
-    double k = pm_expr_is_const(ex) ? pm_expr_eval(ex, 0, 0, 0) : 1.0;
-    pm_expr_destroy(&ex);
-    if (!(k > 0) || !isfinite(k))
-      return pm_tool_error(tool, "--conductivity %s%s%s: the conductivity must be positive and finite (it is %g)",
-                           p->cond_group[i], p->cond_group[i][0] ? "=" : "", p->cond_expr[i], k);
-  }
-  return 0;
-}
-
-/* The problem against the mesh's groups, and every expression (the ranks would all fail alike
- * later; say it once, here, with the option concerned). */
-static int check_problem(params_t *p, const pm_meta_t *meta) {
-  pm_problem_item_t bad = PM_PROBLEM_NONE;
-  pm_problem_t *prob = NULL;
-  const char *prefix = "";
-  int ierr = solve_build_problem(p, &prob);
-  if (!ierr) ierr = pm_problem_check(prob, meta, &bad);
-  const char *single[2] = {p->exact, p->initial_value}, *single_opt[2] = {"--exact: ", "--initial-value: "};
-  for (int w = 0; w < 2 && !ierr; w++) {
-    pm_expr_t *ex = NULL;
-    if (single[w][0]) ierr = pm_expr_create(single[w], &ex);
-    if (ierr) prefix = single_opt[w];
-    pm_expr_destroy(&ex);
-  }
-  /* A steady run has no time: t in its data or in --exact is refused. */
-  if (!ierr && p->steps == 0 && pm_problem_depends_on_time(prob, &bad))
-    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                        "uses the time t, which only a transient run (--dt DT --steps N) defines");
-  if (!ierr && p->steps == 0 && p->exact[0] && pm_value_depends_on_time(pm_value_expr(p->exact)))
-    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                        "--exact: uses the time t, which only a transient run (--dt DT --steps N) defines");
-  pm_problem_destroy(&prob);
-  if (ierr) {
-    static const char *opt[] = {"", "--source: ", "--conductivity: ", "--dirichlet: ", "--neumann: ", "--robin: "};
-    pm_error_prefix(bad != PM_PROBLEM_NONE ? opt[bad] : prefix);
-    return pm_tool_report(tool, ierr);
-  }
-  return check_conductivity(p);
 }
 
 static int check_amg(const params_t *p) {
@@ -577,11 +205,11 @@ static int check_amg(const params_t *p) {
 }
 
 int solve_parse(int argc, char **argv, int nranks, params_t *p) {
-  pm_tool_opt_t t[N_OPTIONS];
+  pm_tool_opt_t t[SOLVE_N_OPTIONS];
   const char *control = NULL;
   pm_meta_t *meta = NULL;
-  set_defaults(p);
-  options_table(p, t);
+  solve_set_defaults(p);
+  solve_options_table(p, t);
   int rc = parse_argv(argc, argv, t, p, &control);
   if (rc) {
     p->status = rc > 0 ? 2 : 1;
@@ -589,8 +217,8 @@ int solve_parse(int argc, char **argv, int nranks, params_t *p) {
   }
   rc = -1;
   if (check_combinations(t, p) || check_files(p) || read_meta(p, nranks, &meta)) goto done;
-  if (check_meta(t, p, meta, nranks) || apply_control_and_defaults(t, p, control, meta)) goto done;
-  if (check_problem(p, meta) || check_amg(p)) goto done;
+  if (check_meta(t, p, meta, nranks) || solve_apply_defaults(t, p, control, meta)) goto done;
+  if (solve_check_problem(p, meta) || check_amg(p)) goto done;
   rc = 0;
 done:
   pm_meta_destroy(&meta);
@@ -608,112 +236,3 @@ void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
   o->precision = (pm_amg_precision_t)p->amg_precision;
 }
 
-int solve_build_problem(const params_t *p, pm_problem_t **prob) {
-  PM_CALL(pm_problem_create(prob));
-  pm_problem_t *q = *prob;
-  PM_CALL(pm_problem_set_scheme(q, (pm_scheme_t)p->scheme));
-  PM_CALL(pm_problem_set_area(q, p->area));
-  for (int i = 0; i < p->n_source; i++)
-    PM_CALL(pm_problem_set_source(q, p->src_group[i][0] ? p->src_group[i] : NULL, pm_value_expr(p->src_expr[i])));
-  for (int i = 0; i < p->n_cond; i++)
-    PM_CALL(
-        pm_problem_set_conductivity(q, p->cond_group[i][0] ? p->cond_group[i] : NULL, pm_value_expr(p->cond_expr[i])));
-  for (int i = 0; i < p->n_dir; i++)
-    PM_CALL(pm_problem_add_dirichlet(q, p->dir_group[i], pm_value_expr(p->dir_expr[i])));
-  for (int i = 0; i < p->n_neu; i++) PM_CALL(pm_problem_add_neumann(q, p->neu_group[i], pm_value_expr(p->neu_expr[i])));
-  for (int i = 0; i < p->n_rob; i++)
-    PM_CALL(pm_problem_add_robin(q, p->rob_group[i], pm_value_expr(p->rob_h[i]), pm_value_expr(p->rob_uinf[i])));
-  return PM_OK;
-}
-
-/* One word of a command line, quoted for a POSIX shell when it needs it. */
-static void append_word(char *buf, size_t size, size_t *used, const char *w) {
-  int plain = w[0] != '\0';
-  for (const char *c = w; *c; c++)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:+", *c)) plain = 0;
-  if (*used > 0 && *used + 1 < size) buf[(*used)++] = ' ';
-  if (!plain && *used + 1 < size) buf[(*used)++] = '\'';
-  for (const char *c = w; *c && *used + 5 < size; c++) {
-    if (*c == '\'' && !plain) {
-      memcpy(buf + *used, "'\\''", 4);
-      *used += 4;
-    } else {
-      buf[(*used)++] = *c;
-    }
-  }
-  if (!plain && *used + 1 < size) buf[(*used)++] = '\'';
-  buf[*used < size ? *used : size - 1] = '\0';
-}
-
-static void append_opt(char *buf, size_t size, size_t *used, const char *opt, const char *v1, const char *v2) {
-  char word[NAME_LEN + 2 * EXPR_LEN + 2];
-  append_word(buf, size, used, opt);
-  if (!v1) return;
-  snprintf(word, sizeof word, "%s%s%s", v1, v2 ? "=" : "", v2 ? v2 : "");
-  append_word(buf, size, used, v2 && !v1[0] ? v2 : word);
-}
-
-void solve_options_text(const params_t *p, char *buf, size_t size) {
-  static const char *precond[PRECOND_COUNT] = {"none", "jacobi", "amg", "mg", "auto"};
-  char num[64], rob[2 * EXPR_LEN + 2];
-  size_t used = 0;
-  buf[0] = '\0';
-  if (p->scheme == PM_SCHEME_FDM5) append_opt(buf, size, &used, "--scheme", "fdm5", NULL);
-  for (int i = 0; i < p->n_source; i++) append_opt(buf, size, &used, "--source", p->src_group[i], p->src_expr[i]);
-  for (int i = 0; i < p->n_cond; i++) append_opt(buf, size, &used, "--conductivity", p->cond_group[i], p->cond_expr[i]);
-  for (int i = 0; i < p->n_dir; i++) append_opt(buf, size, &used, "--dirichlet", p->dir_group[i], p->dir_expr[i]);
-  for (int i = 0; i < p->n_neu; i++) append_opt(buf, size, &used, "--neumann", p->neu_group[i], p->neu_expr[i]);
-  for (int i = 0; i < p->n_rob; i++) {
-    snprintf(rob, sizeof rob, "%s,%s", p->rob_h[i], p->rob_uinf[i]);
-    append_opt(buf, size, &used, "--robin", p->rob_group[i], rob);
-  }
-  if (p->dim == 1) {
-    snprintf(num, sizeof num, "%.17g", p->area);
-    append_opt(buf, size, &used, "--area", num, NULL);
-  }
-  if (p->refine > 0) {
-    snprintf(num, sizeof num, "%d", p->refine);
-    append_opt(buf, size, &used, "--refine", num, NULL);
-  }
-  append_opt(buf, size, &used, "--precond", precond[p->precond], NULL);
-  if (p->precond == PRECOND_AMG || p->precond == PRECOND_MG) {
-    pm_amg_options_t o;
-    solve_amg_options(p, &o);
-    snprintf(num, sizeof num, "%.17g", o.threshold);
-    append_opt(buf, size, &used, "--amg-threshold", num, NULL);
-    append_opt(buf, size, &used, "--amg-smoother", pm_amg_smoother_name(o.smoother), NULL);
-    const char *iopt[4] = {"--amg-sweeps", "--amg-levels", "--amg-coarse", "--amg-rows-per-rank"};
-    int64_t iv[4] = {o.sweeps, o.max_levels, (int64_t)o.coarse_size, (int64_t)o.rows_per_rank};
-    for (int k = 0; k < 4; k++) {
-      snprintf(num, sizeof num, "%" PRId64, iv[k]);
-      append_opt(buf, size, &used, iopt[k], num, NULL);
-    }
-    append_opt(buf, size, &used, "--amg-precision", pm_amg_precision_name(o.precision), NULL);
-  }
-  if (p->precond == PRECOND_MG)
-    append_opt(buf, size, &used, "--mg-coarse", p->mg_coarse ? "galerkin" : "rediscretize", NULL);
-  snprintf(num, sizeof num, "%.17g", p->rtol);
-  append_opt(buf, size, &used, "--rtol", num, NULL);
-  snprintf(num, sizeof num, "%d", p->maxit);
-  append_opt(buf, size, &used, "--maxit", num, NULL);
-  if (p->reproducible) append_opt(buf, size, &used, "--reproducible", NULL, NULL);
-  if (p->exact[0]) append_opt(buf, size, &used, "--exact", p->exact, NULL);
-  if (p->steps > 0) {
-    snprintf(num, sizeof num, "%.17g", p->dt);
-    append_opt(buf, size, &used, "--dt", num, NULL);
-    snprintf(num, sizeof num, "%d", p->steps);
-    append_opt(buf, size, &used, "--steps", num, NULL);
-    snprintf(num, sizeof num, "%d", p->every);
-    append_opt(buf, size, &used, "--every", num, NULL);
-    append_opt(buf, size, &used, "--mass", p->mass == PM_MASS_LUMPED ? "lumped" : "consistent", NULL);
-  }
-  if (p->initial_value[0]) append_opt(buf, size, &used, "--initial-value", p->initial_value, NULL);
-  if (p->initial[0]) {
-    append_opt(buf, size, &used, "--initial", p->initial, NULL);
-    append_opt(buf, size, &used, "--initial-field", p->initial_field, NULL);
-    if (p->initial_step >= 0) {
-      snprintf(num, sizeof num, "%d", p->initial_step);
-      append_opt(buf, size, &used, "--initial-step", num, NULL);
-    }
-  }
-}

@@ -28,9 +28,13 @@ extern "C" {
 #endif
 
 typedef enum pm_scheme {
-  PM_SCHEME_FEM, /* Galerkin FEM: lines, P1 triangles, Q1 quadrangles */
-  PM_SCHEME_FDM5 /* the 5-point finite differences on an axis-aligned structured grid (halo edge) */
+  PM_SCHEME_FEM,  /* Galerkin FEM */
+  PM_SCHEME_FDM5, /* the 5-point finite differences on an axis-aligned structured grid (halo edge) */
+  PM_SCHEME_FDM7  /* the 7-point finite differences on an axis-aligned box of hexahedra (halo edge) */
 } pm_scheme_t;
+
+/** "fem", "fdm5", "fdm7" ("?" for another value).  Not collective. */
+PM_EXTERN const char *pm_scheme_name(pm_scheme_t scheme);
 
 /** The parts of a problem, to say which one a check found wrong. */
 typedef enum pm_problem_item {
@@ -50,8 +54,9 @@ PM_EXTERN int pm_problem_create(pm_problem_t **prob);
 /** Free; NULL-safe, sets *prob to NULL.  Not collective. */
 PM_EXTERN void pm_problem_destroy(pm_problem_t **prob);
 
-/** The scheme (PM_SCHEME_FDM5 takes one source and one conductivity for the whole grid and
- *  Dirichlet conditions only: no Neumann flux, no Robin condition).  Not collective. */
+/** The scheme (the finite differences, PM_SCHEME_FDM5 on a 2D grid and PM_SCHEME_FDM7 on a 3D
+ *  box, take one source and one conductivity for the whole grid and Dirichlet conditions only:
+ *  no Neumann flux, no Robin condition).  Not collective. */
 PM_EXTERN int pm_problem_set_scheme(pm_problem_t *prob, pm_scheme_t scheme);
 /** The cross-section of 1D bars (> 0; k and f are per unit volume).  Not collective. */
 PM_EXTERN int pm_problem_set_area(pm_problem_t *prob, double area);
@@ -73,7 +78,7 @@ PM_EXTERN int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_v
 /** Robin (convective) condition k du/dn = h (u_inf - u) (outward) on the faces of `group` (a
  *  boundary group, as for pm_problem_add_neumann): the boundary mass integral of h phi_i phi_j
  *  joins the matrix and the integral of h u_inf phi_i the load.  FEM only (pm_problem_check and
- *  the assembly refuse it with fdm5).  h >= 0 keeps the operator symmetric positive definite; a
+ *  the assembly refuse it with fdm5 and fdm7).  h >= 0 keeps the operator symmetric positive definite; a
  *  negative h (a boundary that gains heat in proportion to its temperature) is refused: here
  *  when h is a constant expression, otherwise where the assembly meets it.  h may not depend on
  *  t (the matrix is assembled once); u_inf may.  With h > 0 somewhere, a steady problem needs no
@@ -81,8 +86,9 @@ PM_EXTERN int pm_problem_add_neumann(pm_problem_t *prob, const char *group, pm_v
 PM_EXTERN int pm_problem_add_robin(pm_problem_t *prob, const char *group, pm_value_t h, pm_value_t u_inf);
 
 /** Check the problem against a partition's metadata before anything is assembled: every group
- *  named exists and has the right dimension (the message lists the groups there are), the
- *  scheme takes what is set (fdm5: no groups, no Neumann flux, no Robin condition), every
+ *  named exists and has the right dimension (the message lists the groups of the right
+ *  dimension), a Dirichlet group is not empty, the scheme fits the mesh's dimension (fdm5 2D,
+ *  fdm7 3D) and takes what is set (fdm5, fdm7: no groups, no Neumann flux, no Robin condition), every
  *  expression parses, the conductivity and Robin's h do not depend on t.  `bad` (may be NULL)
  *  receives the part found wrong.  Not collective. */
 PM_EXTERN int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem_item_t *bad);

@@ -119,6 +119,6 @@ int pm_bc_robin(const pm_local_t *l, const pm_problem_t *pr, double t, pm_csr_t 
 
 int pm_fem_robin_integral(const pm_local_t *l, const pm_problem_t *pr, double *h_int) {
   *h_int = 0.0;
-  if (pr->scheme == PM_SCHEME_FDM5) return PM_OK; /* the assembly refuses Robin conditions there */
+  if (pr->scheme != PM_SCHEME_FEM) return PM_OK; /* the assembly refuses Robin conditions there */
   return pm_bc_robin(l, pr, 0.0, NULL, NULL, h_int);
 }

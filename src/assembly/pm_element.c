@@ -37,7 +37,7 @@ static void inverse3(double J[3][3], double det, double Ji[3][3]) {
 }
 
 /* A 3D cell at one point: det J > 0, gradients J^-T dN. */
-static int map3(const pm_cell_t *c, double J[3][3], double (*dn)[3], int grads, double (*grad)[3], double *jac) {
+static int map3(const pm_cell_t *c, double J[3][3], const double (*dn)[3], int grads, double (*grad)[3], double *jac) {
   double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
                J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
   PM_CHECK(det > 0, PM_ERR_FORMAT,
@@ -55,7 +55,7 @@ static int map3(const pm_cell_t *c, double J[3][3], double (*dn)[3], int grads, 
 
 /* A cell of dimension d < 3 at one point: the measure sqrt(det G) of the tangents (G = J^T J),
  * tangential gradients J G^-1 dN. */
-static int map_low(const pm_cell_t *c, double J[3][3], double (*dn)[3], int grads, double (*grad)[3], double *jac) {
+static int map_low(const pm_cell_t *c, double J[3][3], const double (*dn)[3], int grads, double (*grad)[3], double *jac) {
   int d = c->dim;
   double G[2][2] = {{0, 0}, {0, 0}}, Gi[2][2];
   for (int j = 0; j < d; j++)
@@ -72,40 +72,67 @@ static int map_low(const pm_cell_t *c, double J[3][3], double (*dn)[3], int grad
     Gi[1][1] = G[0][0] / det;
     Gi[0][1] = Gi[1][0] = -G[0][1] / det;
   }
-  for (int a = 0; a < c->n_verts; a++) {
-    double r[2];
-    for (int j = 0; j < d; j++) {
-      r[j] = 0;
-      for (int k = 0; k < d; k++) r[j] += Gi[j][k] * dn[a][k];
-    }
-    for (int i = 0; i < 3; i++) {
-      grad[a][i] = 0;
-      for (int j = 0; j < d; j++) grad[a][i] += J[i][j] * r[j];
-    }
+  if (d == 1)
+    Gi[0][1] = Gi[1][0] = Gi[1][1] = 0;
+  for (int a = 0; a < c->n_verts; a++) { /* dn[a][1] is 0 on a line */
+    double r0 = Gi[0][0] * dn[a][0] + Gi[0][1] * dn[a][1], r1 = Gi[1][0] * dn[a][0] + Gi[1][1] * dn[a][1];
+    for (int i = 0; i < 3; i++) grad[a][i] = J[i][0] * r0 + J[i][1] * r1;
   }
   return PM_OK;
 }
 
+/* The basis and its reference gradients at a cell type's quadrature points, evaluated once per
+ * type (and thread) instead of once per element. */
+typedef struct ref_basis {
+  int ready;
+  double phi[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS];
+  double dn[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS][3];
+} ref_basis_t;
+
+static const ref_basis_t *ref_basis(const pm_cell_t *c) {
+  static _Thread_local ref_basis_t refs[PM_CELL_NTYPES];
+  ref_basis_t *r = &refs[c->type];
+  if (!r->ready) {
+    for (int q = 0; q < c->n_qp; q++) pm_cell_basis(c, c->qp[q], r->phi[q], r->dn[q]);
+    r->ready = 1;
+  }
+  return r;
+}
+
 int pm_element_geometry(const pm_cell_t *c, const double *const *X, int grads, pm_element_qp_t *g) {
+  const ref_basis_t *r = ref_basis(c);
   int nv = c->n_verts;
+  double jac = 1;
   g->n_qp = c->n_qp;
   g->nv = nv;
+  g->affine = nv == c->dim + 1; /* a simplex: a linear map, its Jacobian the same everywhere */
+  g->phi = r->phi;
   for (int q = 0; q < c->n_qp; q++) {
-    double dn[PM_CELL_MAX_VERTS][3], J[3][3] = {{0}};
-    pm_cell_basis(c, c->qp[q], g->phi[q], dn);
-    for (int i = 0; i < 3; i++) {
-      g->p[q][i] = 0;
-      for (int a = 0; a < nv; a++) g->p[q][i] += g->phi[q][a] * X[a][i];
-      for (int j = 0; j < c->dim; j++)
-        for (int a = 0; a < nv; a++) J[i][j] += dn[a][j] * X[a][i]; /* dx_i / dxi_j */
+    const double(*dn)[3] = r->dn[q];
+    double J[3][3] = {{0}}, *p = g->p[q];
+    p[0] = p[1] = p[2] = 0;
+    int map = !g->affine || q == 0;
+    for (int a = 0; a < nv; a++) {
+      const double *x = X[a], f = r->phi[q][a];
+      p[0] += f * x[0];
+      p[1] += f * x[1];
+      p[2] += f * x[2];
+      if (map) /* dx_i / dxi_j; a reference gradient is 0 beyond the cell's dimension */
+        for (int i = 0; i < 3; i++) {
+          J[i][0] += dn[a][0] * x[i];
+          J[i][1] += dn[a][1] * x[i];
+          J[i][2] += dn[a][2] * x[i];
+        }
     }
-    double jac = 1;
-    if (c->dim == 3)
+    if (!map) {
+      /* the gradients are grad[0]'s */
+    } else if (c->dim == 3) {
       PM_CALL(map3(c, J, dn, grads, g->grad[q], &jac));
-    else if (c->dim > 0)
+    } else if (c->dim > 0) {
       PM_CALL(map_low(c, J, dn, grads, g->grad[q], &jac));
-    else if (grads)
+    } else if (grads) {
       g->grad[q][0][0] = g->grad[q][0][1] = g->grad[q][0][2] = 0;
+    }
     g->w[q] = c->qw[q] * jac;
   }
   return PM_OK;
@@ -122,15 +149,23 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
   double s = c->dim == 1 ? area : 1.0;
   memset(K, 0, sizeof(double) * PM_ELEMENT_NV * PM_ELEMENT_NV);
   memset(F, 0, sizeof(double) * PM_ELEMENT_NV);
+  double kw = 0; /* a simplex: the sum of k w, its gradients being constant */
   for (int q = 0; q < g.n_qp; q++) {
     double kv, fv, w = g.w[q] * s;
     PM_CALL(pm_element_eval(k, g.p[q], "the conductivity", &kv));
     PM_CALL(pm_element_eval(f, g.p[q], "the source", &fv));
+    for (int a = 0; a < nv; a++) F[a] += fv * g.phi[q][a] * w;
+    if (g.affine) {
+      kw += kv * w;
+      if (q < g.n_qp - 1) continue;
+      kv = kw;
+      w = 1;
+    }
+    int qg = g.affine ? 0 : q;
     for (int a = 0; a < nv; a++) {
-      const double *ga = g.grad[q][a];
-      F[a] += fv * g.phi[q][a] * w;
+      const double *ga = g.grad[qg][a];
       for (int b = a; b < nv; b++) {
-        const double *gb = g.grad[q][b];
+        const double *gb = g.grad[qg][b];
         K[a][b] += kv * w * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2]);
       }
     }

@@ -20,10 +20,11 @@ enum { PM_ELEMENT_NV = PM_CELL_MAX_VERTS };
 /** A cell's map at the quadrature points of its table entry. */
 typedef struct pm_element_qp {
   int n_qp, nv;
-  double p[PM_CELL_MAX_QP][3];                          /* the physical points */
-  double phi[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS];         /* basis values */
-  double grad[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS][3];     /* physical gradients (when asked) */
-  double w[PM_CELL_MAX_QP];                             /* weight times the measure's Jacobian */
+  int affine;                                    /* a simplex: its gradients are grad[0] at every q */
+  double p[PM_CELL_MAX_QP][3];                   /* the physical points */
+  const double (*phi)[PM_CELL_MAX_VERTS];        /* basis values phi[q][a] (the type's, shared) */
+  double grad[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS][3]; /* physical gradients (when asked) */
+  double w[PM_CELL_MAX_QP];                      /* weight times the measure's Jacobian */
 } pm_element_qp_t;
 
 /** PM_ERR_ARG when the local mesh has no elements (a lecture table file, or one released by
@@ -39,7 +40,8 @@ int pm_element_eval(const pm_expr_t *e, const double *p, const char *what, doubl
  *  planar cell of a 1D or 2D mesh, a boundary face of a 3D mesh) takes the measure of its tangent
  *  vectors, sqrt(det J^T J) (the length of the tangent, the norm of the cross product of the two
  *  tangents), so either orientation is accepted, and its gradients are the tangential ones
- *  J (J^T J)^-1 dN.  A point has weight 1.  `grads` = 0 skips the gradients. */
+ *  J (J^T J)^-1 dN.  A point has weight 1.  `grads` = 0 skips the gradients; a simplex's are
+ *  computed once, in grad[0]. */
 int pm_element_geometry(const pm_cell_t *c, const double *const *X, int grads, pm_element_qp_t *g);
 
 /** The table entry of element e and its vertices' coordinates; PM_ERR_FORMAT for a type the table

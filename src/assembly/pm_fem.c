@@ -1,6 +1,6 @@
 /* pm_fem.c - the global assembly of -div(k grad u) = f: the Galerkin FEM sums of element
- * matrices and loads (steady, backward Euler, operators only, load only), delegating the 5-point
- * scheme (pm_fdm.c), the boundary terms (pm_bc.c), the Dirichlet elimination (pm_dirichlet.c) and
+ * matrices and loads (steady, backward Euler, operators only, load only), delegating the
+ * finite differences (pm_fdm.c), the boundary terms (pm_bc.c), the Dirichlet elimination (pm_dirichlet.c) and
  * the mass matrix (pm_mass.c). */
 #include "pmesh/pm_fem.h"
 
@@ -146,10 +146,8 @@ static int assemble(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind,
   /* Dirichlet values on every local node (internal and external) of the groups; later wins. */
   PM_TRY(PM_CALLOC(fixed, np, "Dirichlet marks"));
   PM_TRY(pm_fem_dirichlet(l, pr, t, fixed, u));
-  if (pr->scheme == PM_SCHEME_FDM5) {
-    PM_TRY_CHECK(pr->robin_h.n == 0, PM_ERR_ARG,
-                 "the fdm5 scheme takes Dirichlet conditions only (no Robin condition: use the fem scheme)");
-    PM_TRY(pm_fdm5_assemble(l, pr, &src, &cond, fx, kx, a, b, fixed));
+  if (pr->scheme != PM_SCHEME_FEM) {
+    PM_TRY(pm_fdm_assemble(l, pr, &src, &cond, fx, kx, a, b, fixed));
   } else {
     PM_TRY(assemble_fem(l, pr, &src, &cond, fx, kx, a, b));
     PM_TRY(pm_bc_neumann(l, pr, t, b));
@@ -226,8 +224,8 @@ int pm_fem_load(const pm_local_t *l, const pm_problem_t *pr, double t, double *f
   data_lists(pr, &src, &cond);
   memset(f, 0, (size_t)l->n_internal * sizeof *f);
   PM_TRY(compile_data(&src, &cond, t, &fx, &kx));
-  if (pr->scheme == PM_SCHEME_FDM5) { /* the source at the nodes, as pm_fdm5_assemble puts it */
-    PM_TRY(pm_fdm5_load(l, pr, &src, fx, f));
+  if (pr->scheme != PM_SCHEME_FEM) { /* the source at the nodes, as pm_fdm_assemble puts it */
+    PM_TRY(pm_fdm_load(l, pr, &src, fx, f));
     goto cleanup;
   }
   PM_TRY(load_fem(l, pr, &src, &cond, fx, kx, f));

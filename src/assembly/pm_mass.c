@@ -13,10 +13,11 @@ int pm_fem_mass(const pm_local_t *l, const pm_problem_t *pr, pm_mass_t kind, pm_
   int32_t n = l->n_internal;
   memset(m->d, 0, (size_t)n * sizeof *m->d);
   memset(m->amat, 0, (size_t)m->index[n] * sizeof *m->amat);
-  if (pr->scheme == PM_SCHEME_FDM5) {
+  if (pr->scheme != PM_SCHEME_FEM) {
     PM_CHECK(kind == PM_MASS_LUMPED, PM_ERR_ARG,
-             "the fdm5 scheme has no consistent mass matrix (its mass is the nodal value, the identity): use "
-             "the lumped mass");
+             "the %s scheme has no consistent mass matrix (its mass is the nodal value, the identity): use "
+             "the lumped mass",
+             pm_scheme_name(pr->scheme));
     for (int32_t i = 0; i < n; i++) m->d[i] = 1.0;
     return PM_OK;
   }

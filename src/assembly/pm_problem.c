@@ -42,8 +42,13 @@ void pm_problem_destroy(pm_problem_t **prob) {
   *prob = NULL;
 }
 
+const char *pm_scheme_name(pm_scheme_t scheme) {
+  return scheme == PM_SCHEME_FEM ? "fem" : scheme == PM_SCHEME_FDM5 ? "fdm5" : scheme == PM_SCHEME_FDM7 ? "fdm7" : "?";
+}
+
 int pm_problem_set_scheme(pm_problem_t *prob, pm_scheme_t scheme) {
-  PM_CHECK(scheme == PM_SCHEME_FEM || scheme == PM_SCHEME_FDM5, PM_ERR_ARG, "unknown scheme %d", (int)scheme);
+  PM_CHECK(scheme == PM_SCHEME_FEM || scheme == PM_SCHEME_FDM5 || scheme == PM_SCHEME_FDM7, PM_ERR_ARG,
+           "unknown scheme %d", (int)scheme);
   prob->scheme = scheme;
   return PM_OK;
 }
@@ -160,40 +165,77 @@ static pm_problem_item_t list_item(int w) {
   return w >= 4 ? PM_PROBLEM_ROBIN : (pm_problem_item_t)(PM_PROBLEM_SOURCE + w);
 }
 
+/* The groups of the metadata of dimension dim (all of them when dim < 0) as "a (dim 2), b (dim 2)"
+ * into buf, or "none" when there is none. */
+static void list_groups(const pm_meta_t *meta, int dim, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < meta->n_groups && len + 2 < size; k++)
+    if (dim < 0 || meta->group_dim[k] == dim)
+      len += (size_t)snprintf(buf + len, size - len, "%s%s (dim %d)", len ? ", " : "", meta->group_name[k],
+                              meta->group_dim[k]);
+  if (!buf[0]) snprintf(buf, size, "none");
+}
+
+/* The group of entry e of list w (0 source, 1 conductivity, 2 Dirichlet, 3 Neumann, 4 Robin)
+ * against the metadata: it exists and has the dimension the list needs. */
+static int check_group(const pm_meta_t *meta, int w, const char *group, const char *what) {
+  char groups[2048];
+  int g = meta_group(meta, group);
+  if (g < 0) {
+    list_groups(meta, w <= 1 ? meta->dim : w >= 3 ? meta->dim - 1 : -1, groups, sizeof groups);
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the %s on '%s': the mesh has no group '%s'; its %s are: %s",
+                        what, group, group,
+                        w <= 1   ? "element groups (of the mesh's dimension)"
+                        : w >= 3 ? "boundary groups (one dimension below the mesh's)"
+                                 : "groups",
+                        groups);
+  }
+  if (w <= 1 && meta->group_dim[g] != meta->dim) {
+    list_groups(meta, meta->dim, groups, sizeof groups);
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "the %s on '%s': '%s' is a %dD group; sources and conductivities go on %dD element groups: %s",
+                        what, group, group, meta->group_dim[g], meta->dim, groups);
+  }
+  if (w >= 3 && meta->group_dim[g] != meta->dim - 1) {
+    list_groups(meta, meta->dim - 1, groups, sizeof groups);
+    return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "the %s on '%s': '%s' is a %dD group; %s go on %dD boundary groups: %s", what, group, group,
+                        meta->group_dim[g], w == 3 ? "fluxes" : "Robin conditions", meta->dim - 1, groups);
+  }
+  return PM_OK;
+}
+
+/* The finite differences against the mesh's dimension and what they take. */
+static int check_scheme(const pm_problem_t *prob, const pm_meta_t *meta) {
+  if (prob->scheme == PM_SCHEME_FDM5)
+    PM_CHECK(meta->dim == 2, PM_ERR_ARG,
+             "the fdm5 scheme is the 5-point stencil of a 2D grid (meshgen grid) but the mesh is %dD%s", meta->dim,
+             meta->dim == 3 ? ": use fdm7, the 7-point stencil of a 3D box (meshgen box)" : "");
+  if (prob->scheme == PM_SCHEME_FDM7)
+    PM_CHECK(meta->dim == 3, PM_ERR_ARG,
+             "the fdm7 scheme is the 7-point stencil of a 3D box of hexahedra (meshgen box) but the mesh is %dD%s",
+             meta->dim, meta->dim == 2 ? ": use fdm5, the 5-point stencil of a 2D grid (meshgen grid)" : "");
+  return PM_OK;
+}
+
 int pm_problem_check(const pm_problem_t *prob, const pm_meta_t *meta, pm_problem_item_t *bad) {
   const pm_problem_list_t *lists[N_LISTS];
   problem_lists(prob, lists);
   static const char *what[N_LISTS] = {"source",       "conductivity",    "Dirichlet condition",
                                       "Neumann flux", "Robin condition", "Robin condition"};
   if (bad) *bad = PM_PROBLEM_NONE;
+  PM_CALL(check_scheme(prob, meta));
+  int fdm = prob->scheme != PM_SCHEME_FEM;
+  const char *sname = pm_scheme_name(prob->scheme);
   for (int w = 0; w < N_LISTS; w++) {
     for (int i = 0; i < lists[w]->n; i++) {
       const pm_problem_entry_t *e = &lists[w]->e[i];
       int ierr = PM_OK;
-      if (e->group && w != 5) { /* Robin's u_inf has the group of its h */
-        int g = meta_group(meta, e->group);
-        if (g < 0) {
-          char groups[2048] = "";
-          size_t len = 0;
-          for (int k = 0; k < meta->n_groups && len + 2 < sizeof groups; k++)
-            len += (size_t)snprintf(groups + len, sizeof groups - len, "%s%s (dim %d)", k ? ", " : "",
-                                    meta->group_name[k], meta->group_dim[k]);
-          ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                              "the %s on '%s': the mesh has no group '%s'; its groups are: %s", what[w], e->group,
-                              e->group, groups);
-        } else if (w <= 1 && meta->group_dim[g] != meta->dim) {
-          ierr =
-              pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                           "the %s on '%s': '%s' is a %dD group; sources and conductivities go on %dD element groups",
-                           what[w], e->group, e->group, meta->group_dim[g], meta->dim);
-        } else if ((w == 3 || w == 4) && meta->group_dim[g] != meta->dim - 1) {
-          ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
-                              "the %s on '%s': '%s' is a %dD group; %s go on %dD boundary groups", what[w], e->group,
-                              e->group, meta->group_dim[g], w == 3 ? "fluxes" : "Robin conditions", meta->dim - 1);
-        }
-      }
-      if (!ierr && prob->scheme == PM_SCHEME_FDM5 && (w >= 3 || (w <= 1 && e->group)))
-        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the fdm5 scheme takes %s",
+      if (e->group && w != 5) /* Robin's u_inf has the group of its h */
+        ierr = check_group(meta, w, e->group, what[w]);
+      if (!ierr && fdm && (w >= 3 || (w <= 1 && e->group)))
+        ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "the %s scheme takes %s", sname,
                             w == 3   ? "Dirichlet conditions only (no Neumann flux)"
                             : w >= 4 ? "Dirichlet conditions only (no Robin condition: use the fem scheme)"
                             : w == 0 ? "one source for the whole grid (no group)"

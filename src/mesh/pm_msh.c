@@ -474,7 +474,7 @@ static int msh_read_elems41(msh_rd_t *r) {
         pm_msh_rd_decode_szt(r, r->scratch, r->vals, nk * (1 + k));
       }
       for (int64_t i = 0; i < nk; i++) {
-        int64_t e = got + done + i, v[5];
+        int64_t e = got + done + i, v[1 + PM_CELL_MAX_VERTS];
         if (bin) {
           const int64_t *w = r->vals + i * (1 + k);
           for (int c = 0; c <= k; c++) {

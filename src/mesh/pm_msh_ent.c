@@ -61,7 +61,9 @@ static int msh_ent_phys(msh_rd_t *r, int64_t *n) {
   for (int64_t k = 0; k < *n; k++) {
     int32_t p;
     PM_CALL(msh_ent_int(r, "a physical tag", &p));
-    PM_CALL(msh_push_phys(r, p));
+    /* A negative tag puts the entity in group -p with its orientation reversed (Gmsh writes it
+     * for `Physical Surface(80) = {-5, ...}`; its MSH 2.2 writer folds it into group 80). */
+    PM_CALL(msh_push_phys(r, p < 0 && p != INT32_MIN ? -p : p));
   }
   return PM_OK;
 }

@@ -107,7 +107,9 @@ static int setup(work_t *w) {
   for (int32_t e = 0; e < c->n_elems; e++) {
     int t = c->elem_type[e], ned = type_edges(t), nvert = pm_msh_type_nodes(t);
     PM_CHECK(ned > 0 && c->elem_ptr[e + 1] - c->elem_ptr[e] == nvert, PM_ERR_UNSUPPORTED,
-             "rank %d: element %d (tag %lld) has type %d: refinement takes lines, triangles and quadrangles", w->rank,
+             "rank %d: element %d (tag %lld) has type %d: refinement takes lines, triangles and quadrangles "
+             "(3D refinement is not implemented yet, issue 31)",
+             w->rank,
              e + 1, (long long)c->elem_gid[e], t);
     int d = t == PM_MSH_LINE ? 1 : 2;
     PM_CHECK(dim == 0 || d == dim, PM_ERR_UNSUPPORTED, "rank %d: the local mesh mixes lines with 2D cells", w->rank);

@@ -12,6 +12,7 @@
 
 #include "base/pm_util.h"
 #include "pmesh/pm_comm.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_meta.h"
@@ -22,6 +23,15 @@ static int local_dim(const pm_local_t *c) {
   for (int32_t e = 0; e < c->n_elems; e++)
     if (c->elem_type[e] != PM_MSH_LINE) return 2;
   return 1;
+}
+
+/* The first element of a 3D cell type, or -1: refinement takes 1D and 2D meshes only so far. */
+static int32_t first_3d(const pm_local_t *c) {
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    if (t && t->dim == 3) return e;
+  }
+  return -1;
 }
 
 void pm_refine_estimate(const pm_local_t *c, int levels, pm_refine_estimate_t *est) {
@@ -93,6 +103,11 @@ int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double r
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "refinement levels %d: must be 0 or more", levels);
   } else if (!c || !c->has_mesh) {
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: no local mesh to refine", rank);
+  } else if (levels > 0 && first_3d(c) >= 0) {
+    ierr = pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__,
+                        "rank %d: element %lld is a %s: 3D refinement is not implemented yet (issue 31); refine the "
+                        "mesh before partitioning it (meshgen box with more cells, or gmsh -3 with a smaller size)",
+                        rank, (long long)c->elem_gid[first_3d(c)], pm_cell_gmsh(c->elem_type[first_3d(c)])->name);
   } else {
     pm_refine_estimate(c, levels, &est);
     double run = est.bytes - est.work + run_bytes * est.nodes;

@@ -110,7 +110,7 @@ static int base_attrs(const pm_problem_t *prob, const pm_pc_t *pc, const pm_run_
   at[n++] = (pm_h5_attr_t){"problem", PM_H5_ATTR_STRING, 0, 0,
                            transient ? "du/dt - div(k grad u) = f" : "-div(k grad u) = f"};
   at[n++] =
-      (pm_h5_attr_t){"scheme", PM_H5_ATTR_STRING, 0, 0, pm_problem_scheme(prob) == PM_SCHEME_FDM5 ? "fdm5" : "fem"};
+      (pm_h5_attr_t){"scheme", PM_H5_ATTR_STRING, 0, 0, pm_scheme_name(pm_problem_scheme(prob))};
   at[n++] = (pm_h5_attr_t){"precond", PM_H5_ATTR_STRING, 0, 0, pc ? pm_pc_name(pc) : "none"};
   for (int w = 0; w < 5; w++) {
     char *t = pt->text[w];
@@ -221,13 +221,13 @@ static int check_options(run_t *r) {
  * makes the finest one (pm_mg_assemble_t).  Not collective. */
 static int assemble_level(void *ctx, const pm_local_t *l, pm_csr_t **a) {
   const run_t *r = ctx;
-  int fdm5 = pm_problem_scheme(r->prob) == PM_SCHEME_FDM5;
+  int fdm = pm_problem_scheme(r->prob) != PM_SCHEME_FEM; /* the edge pattern */
   int32_t n = l->n_internal > 0 ? l->n_internal : 1, nt = l->n_total + l->n_aux > 0 ? l->n_total + l->n_aux : 1;
   int64_t nfixed = 0;
   pm_csr_t *m = NULL;
   double *b = NULL, *u = NULL;
-  int ierr = pm_csr_create(l, fdm5, a);
-  if (!ierr && r->transient) ierr = pm_csr_create(l, fdm5, &m);
+  int ierr = pm_csr_create(l, fdm, a);
+  if (!ierr && r->transient) ierr = pm_csr_create(l, fdm, &m);
   if (!ierr) ierr = PM_MALLOC(b, n, "coarse right-hand side");
   if (!ierr) ierr = PM_CALLOC(u, nt, "coarse Dirichlet values");
   if (!ierr)
@@ -246,13 +246,13 @@ static int assemble_level(void *ctx, const pm_local_t *l, pm_csr_t **a) {
 static int assemble(run_t *r, double *u, pm_run_result_t *res) {
   const pm_local_t *l = r->part->local;
   MPI_Comm comm = r->part->comm;
-  int fdm5 = pm_problem_scheme(r->prob) == PM_SCHEME_FDM5;
+  int fdm = pm_problem_scheme(r->prob) != PM_SCHEME_FEM; /* the edge pattern */
   int32_t nt = l->n_total + l->n_aux;
   int64_t nfixed = 0;
   double t1 = MPI_Wtime();
   memset(u, 0, (size_t)(nt > 0 ? nt : 0) * sizeof *u);
-  int ierr = pm_csr_create(l, fdm5, &r->a);
-  if (!ierr && r->transient) ierr = pm_csr_create(l, fdm5, &r->m);
+  int ierr = pm_csr_create(l, fdm, &r->a);
+  if (!ierr && r->transient) ierr = pm_csr_create(l, fdm, &r->m);
   if (!ierr) ierr = PM_MALLOC(r->b, l->n_internal > 0 ? l->n_internal : 1, "right-hand side");
   if (!ierr)
     ierr = r->transient ? pm_fem_assemble_transient(l, r->prob, r->o->mass, r->o->dt, r->a, r->m, r->b, u, &nfixed)
@@ -431,9 +431,9 @@ static void tstep_free(tstep_t *ts) {
 static int tstep_create(const run_t *r, tstep_t *ts) {
   const pm_local_t *l = r->part->local;
   int32_t n = l->n_internal > 0 ? l->n_internal : 1, nt = l->n_total + l->n_aux > 0 ? l->n_total + l->n_aux : 1;
-  int fdm5 = pm_problem_scheme(r->prob) == PM_SCHEME_FDM5;
-  int ierr = pm_csr_create(l, fdm5, &ts->a);
-  if (!ierr) ierr = pm_csr_create(l, fdm5, &ts->m);
+  int fdm = pm_problem_scheme(r->prob) != PM_SCHEME_FEM; /* the edge pattern */
+  int ierr = pm_csr_create(l, fdm, &ts->a);
+  if (!ierr) ierr = pm_csr_create(l, fdm, &ts->m);
   if (!ierr) ierr = PM_MALLOC(ts->f, n, "load of a step");
   if (!ierr) ierr = PM_MALLOC(ts->s, n, "Dirichlet columns of a step");
   if (!ierr) ierr = PM_CALLOC(ts->w, nt, "Dirichlet values of a step");

@@ -33,13 +33,13 @@ expect "--source: uses the time t, which only a transient run" 20 -p good --sour
 expect "is not finite" 20 -p good --source 'log(x-100)'
 expect "the problem is singular" 20 -p good --neumann boundary=1
 expect "did not converge in 2 iterations" 20 -p good --maxit 2
-expect "expected fem or fdm5" 20 -p good --scheme fvm
+expect "expected fem, fdm5 or fdm7" 20 -p good --scheme fvm
 expect "expected none, jacobi, amg, mg or auto" 20 -p good --precond ilu
 expect "isend" 20 -p good --exchange carrier-pigeon
 expect "fluxes go on 1D boundary groups" 20 -p good --neumann domain=1
 expect "must end in .h5" 20 -p good -o result.txt
 "$PARTITION" "$PMESH_MESHES/disk_hole.msh" $np -o disk --quiet
-expect "not on a grid line" 20 -p disk --scheme fdm5
+expect "--scheme fdm5: the mesh has " 20 -p disk --scheme fdm5
 printf '15\n1.0 1.0 1.0\n' > short.dat
 expect "short.dat:" 20 -p good short.dat
 printf '29\n1.0 1.0 1.0 1.0\n100\n1e-8\n' > neg.dat
