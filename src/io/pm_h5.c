@@ -28,7 +28,6 @@
 #include "pm_h5io.h"
 #include "pm_xdmf.h"
 #include "pmesh/pm_fingerprint.h"
-#include "pmesh/pm_msh.h"
 #include "pmesh/pm_version.h"
 
 /* A narrow dataset moves several rounds per exchange and per H5Dwrite, up to WRITE_ROW_BYTES
@@ -63,6 +62,7 @@ struct pm_h5_series {
   pm_scratch_t chunk, xbuf, conv; /* a round's rows, its exchange buffers, its connectivity by type */
   int32_t *esel;                  /* owned elements' local indices (NULL: every local element is owned) */
   uint64_t mesh_fp;
+  const int8_t *perm; /* a one-type mesh's vertex order in its dataset (the table's to_vtk) */
   pm_xdmf_t x;
 };
 
@@ -163,10 +163,7 @@ enum { AHEAD = 64 };
       int32_t r_ = (i) + AHEAD;                                                                   \
       int32_t k_ = order ? order[r_] : r_, e_ = esel ? esel[k_] : k_, n_ = ptr[e_ + 1] - ptr[e_]; \
       const int32_t *nd_ = en + ptr[e_];                                                          \
-      if (n_ > 0) PREFETCH_(ni + nd_[0]);                                                         \
-      if (n_ > 1) PREFETCH_(ni + nd_[1]);                                                         \
-      if (n_ > 2) PREFETCH_(ni + nd_[2]);                                                         \
-      if (n_ > 3) PREFETCH_(ni + nd_[3]);                                                         \
+      for (int v_ = 0; v_ < n_; v_++) PREFETCH_(ni + nd_[v_]);                                    \
     }                                                                                             \
   } while (0)
 
@@ -183,12 +180,12 @@ static void elem_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t 
     int32_t k = order ? order[i] : i, e = esel ? esel[k] : k, at = ptr[e], n = ptr[e + 1] - at;
     int64_t it[PM_H5_ELEM_W];
     it[0] = type[e];
-    for (int v = 0; v < 4; v++) it[1 + v] = v < n ? ni[en[at + v]] : -1;
+    for (int v = 0; v < PM_CELL_MAX_VERTS; v++) it[1 + v] = v < n ? ni[en[at + v]] : -1;
     memcpy(dst + (size_t)(to ? to[i - a] : i - a) * w, it, sizeof it);
   }
 }
 
-/* Owned elements' node positions only (a mesh of one type), nv = w / size of them per row, as
+/* Owned elements' node positions only (a mesh of one type, in s->perm's order), nv = w / size of them per row, as
  * int64 (size 8) or as int32 (size 4: positions below 2^31, for the items in transit).  The two
  * pm_redist_get_t's below fix size, so that the loop is compiled for each. */
 static inline void elem_nodes_(const pm_h5_series_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
@@ -196,6 +193,7 @@ static inline void elem_nodes_(const pm_h5_series_t *s, const pm_redist_t *rd, i
   const pm_local_t *l = s->local;
   const int32_t *order = pm_redist_order(rd), *esel = s->esel, *ptr = l->elem_ptr, *en = l->elem_node;
   const int64_t *ni = l->node_index;
+  const int8_t *p = s->perm;
   int nv = w / size;
   for (int32_t i = a; i < b; i++) {
     PREFETCH_NODES_(i);
@@ -203,17 +201,17 @@ static inline void elem_nodes_(const pm_h5_series_t *s, const pm_redist_t *rd, i
     const int32_t *nd = en + ptr[esel ? esel[k] : k];
     char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
     if (nv == 3 && size == (int)sizeof(int64_t)) { /* the usual cases, straight-line */
-      int64_t it[3] = {ni[nd[0]], ni[nd[1]], ni[nd[2]]};
+      int64_t it[3] = {ni[nd[p[0]]], ni[nd[p[1]]], ni[nd[p[2]]]};
       memcpy(o, it, sizeof it);
     } else if (nv == 3) {
-      int32_t it[3] = {(int32_t)ni[nd[0]], (int32_t)ni[nd[1]], (int32_t)ni[nd[2]]};
+      int32_t it[3] = {(int32_t)ni[nd[p[0]]], (int32_t)ni[nd[p[1]]], (int32_t)ni[nd[p[2]]]};
       memcpy(o, it, sizeof it);
     } else {
       for (int v = 0; v < nv; v++) /* rows are aligned to their element size */
         if (size == (int)sizeof(int64_t))
-          ((int64_t *)(void *)o)[v] = ni[nd[v]];
+          ((int64_t *)(void *)o)[v] = ni[nd[p[v]]];
         else
-          ((int32_t *)(void *)o)[v] = (int32_t)ni[nd[v]];
+          ((int32_t *)(void *)o)[v] = (int32_t)ni[nd[p[v]]];
     }
   }
 }
@@ -274,87 +272,128 @@ cleanup:
   return ierr;
 }
 
-/* Connectivity: one dataset per element type; where triangles and quadrangles mix, also XDMF's
- * mixed list.  Collective. */
-static int write_elements(pm_h5_series_t *s, hid_t g) {
+/* The rows of each cell type in this rank's slab of the global element order, from what each
+ * rank sends to it (cnt[t], by pm_cell_type_t).  Collective. */
+static int slab_type_counts(pm_h5_series_t *s, const int8_t *map, const int64_t own[PM_H5_NT], int64_t cnt[PM_H5_NT]) {
   const pm_local_t *l = s->local;
   const pm_redist_t *ep = s->ep;
-  pm_h5io_out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
-  int ierr = PM_OK, p = s->nranks, ntypes = 0, one = 0;
-  int64_t own[4] = {0, 0, 0, 0}, ttot[4] = {0, 0, 0, 0}, tcnt[4] = {0, 0, 0, 0}, tlo[4] = {0, 0, 0, 0};
-  int64_t *per = NULL, done[4] = {0, 0, 0, 0}, mdone = 0;
-  hid_t ds[4] = {-1, -1, -1, -1}, dm = -1;
-  char where[4][300], wmixed[300];
+  int ierr = PM_OK, p = s->nranks;
+  int64_t *per = NULL;
   pm_redist_info_t in;
   pm_redist_get_info(ep, &in);
-  for (int32_t k = 0; k < in.n_roots; k++) own[l->elem_type[s->esel ? s->esel[k] : k]]++;
-  PM_TRY_MPI(pm_comm_allreduce(own, ttot, 4, MPI_INT64_T, MPI_SUM, s->comm));
+  memset(cnt, 0, PM_H5_NT * sizeof *cnt);
+  if (in.identity) {
+    memcpy(cnt, own, PM_H5_NT * sizeof *cnt);
+    return PM_OK;
+  }
+  const int32_t *order = pm_redist_order(ep);
+  ierr = PM_CALLOC(per, 2 * PM_H5_NT * (size_t)p, "element counts");
+  STEP(s->comm, ierr);
+  for (int r = 0; r < p; r++) {
+    int32_t a, b;
+    pm_redist_roots_to(ep, r, &a, &b);
+    for (int32_t i = a; i < b; i++) {
+      int32_t k = order ? order[i] : i;
+      per[PM_H5_NT * r + pm_h5io_cell_of(map, l->elem_type[s->esel ? s->esel[k] : k])]++;
+    }
+  }
+  PM_TRY_MPI(pm_comm_alltoall(per, per + PM_H5_NT * p, PM_H5_NT, MPI_INT64_T, s->comm));
+  for (int r = 0; r < p; r++)
+    for (int t = 0; t < PM_H5_NT; t++) cnt[t] += per[PM_H5_NT * p + PM_H5_NT * r + t];
+cleanup:
+  free(per);
+  return ierr;
+}
+
+/* Several cell types: each round's rows split by type into the per-type datasets, and XDMF's
+ * Mixed list.  Each rank's rows of a type start at the exclusive scan of the slabs' counts.
+ * Collective. */
+static int write_mixed(pm_h5_series_t *s, hid_t g, const int8_t *map, const int64_t own[PM_H5_NT],
+                       const int64_t ttot[PM_H5_NT]) {
+  const pm_redist_t *ep = s->ep;
+  pm_h5io_out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
+  int ierr = PM_OK;
+  int64_t tcnt[PM_H5_NT], tlo[PM_H5_NT], done[PM_H5_NT], mdone = 0;
+  hid_t ds[PM_H5_NT], dm = -1;
+  char where[PM_H5_NT][300], wmixed[300];
+  pm_redist_info_t in;
+  pm_redist_get_info(ep, &in);
+  for (int t = 0; t < PM_H5_NT; t++) {
+    ds[t] = -1;
+    tlo[t] = done[t] = 0;
+  }
+  STEP(s->comm, slab_type_counts(s, map, own, tcnt));
+  PM_TRY_MPI(pm_comm_exscan(tcnt, tlo, PM_H5_NT, MPI_INT64_T, MPI_SUM, s->comm));
+  if (s->rank == 0) memset(tlo, 0, sizeof tlo);
+  for (int t = 0; t < PM_H5_NT; t++)
+    if (ttot[t] > 0) {
+      snprintf(where[t], sizeof where[t], "dataset /mesh/%s of %s", pm_xdmf_conn_names[t], s->h5path);
+      STEP(s->comm, pm_h5io_dset_create(g, pm_xdmf_conn_names[t], H5T_STD_I64LE,
+                                        pm_cell_get((pm_cell_type_t)t)->n_verts, ttot[t], NULL, where[t], &ds[t]));
+    }
+  snprintf(wmixed, sizeof wmixed, "dataset /mesh/mixed of %s", s->h5path);
+  STEP(s->comm, pm_h5io_dset_create(g, "mixed", H5T_STD_I64LE, 0, pm_h5io_mixed_len(ttot), NULL, wmixed, &dm));
+  int64_t mlo = pm_h5io_mixed_len(tlo);
+  int64_t row_room = PM_H5_ELEM_W; /* per row: each present type's columns, then the Mixed list's */
+  for (int t = 0; t < PM_H5_NT; t++)
+    if (ttot[t] > 0) row_room += pm_cell_get((pm_cell_type_t)t)->n_verts;
+  pm_redist_src_t x = {(int)sizeof(int64_t) * PM_H5_ELEM_W, NULL, elem_get, s, NULL};
+  for (int c = 0; c < in.nrounds; c++) {
+    const void *buf = NULL;
+    int64_t rows = 0, *split = NULL, *tr[PM_H5_NT], cnt[PM_H5_NT], mlen = 0, at = 0;
+    STEP(s->comm, take_rounds(s, ep, c, 1, &x, &buf, &rows));
+    STEP(s->comm, PM_SCRATCH_GET(&s->conv, sizeof(int64_t) * (size_t)(row_room * rows + 1), split));
+    for (int t = 0; t < PM_H5_NT; t++) {
+      tr[t] = ttot[t] > 0 ? split + at : NULL;
+      at += ttot[t] > 0 ? pm_cell_get((pm_cell_type_t)t)->n_verts * rows : 0;
+    }
+    pm_h5io_elem_split(buf, rows, tr, split + at, cnt, &mlen);
+    for (int t = 0; t < PM_H5_NT; t++)
+      if (ttot[t] > 0) {
+        STEP(s->comm, pm_h5io_dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_cell_get((pm_cell_type_t)t)->n_verts,
+                                       tlo[t] + done[t], cnt[t], tr[t], where[t]));
+        done[t] += cnt[t];
+      }
+    STEP(s->comm, pm_h5io_dset_put(&o, dm, H5T_NATIVE_INT64, 0, mlo + mdone, mlen, split + at, wmixed));
+    mdone += mlen;
+  }
+cleanup:
+  for (int t = 0; t < PM_H5_NT; t++) pm_h5io_close(&ds[t], H5Dclose);
+  pm_h5io_close(&dm, H5Dclose);
+  return ierr;
+}
+
+/* Connectivity: one dataset per cell type, in XDMF's vertex order; where types mix, also XDMF's
+ * Mixed list.  Collective. */
+static int write_elements(pm_h5_series_t *s, hid_t g) {
+  const pm_local_t *l = s->local;
+  int ierr = PM_OK, ntypes = 0, one = 0;
+  int64_t own[PM_H5_NT], ttot[PM_H5_NT];
+  int8_t map[PM_H5_GMSH_CODES];
+  pm_redist_info_t in;
+  pm_redist_get_info(s->ep, &in);
+  pm_h5io_type_map(map);
+  memset(own, 0, sizeof own);
+  for (int32_t k = 0; k < in.n_roots; k++) own[pm_h5io_cell_of(map, l->elem_type[s->esel ? s->esel[k] : k])]++;
+  PM_TRY_MPI(pm_comm_allreduce(own, ttot, PM_H5_NT, MPI_INT64_T, MPI_SUM, s->comm));
   memcpy(s->x.ttot, ttot, sizeof ttot);
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+  for (int t = 0; t < PM_H5_NT; t++)
     if (ttot[t] > 0) {
       ntypes++;
       one = t;
     }
   if (ntypes == 1) { /* the usual mesh: the slab's rows are the dataset's rows, positions only */
-    int nv = pm_msh_type_nodes(one);
+    const pm_cell_t *c = pm_cell_get((pm_cell_type_t)one);
+    int nv = c->n_verts;
+    s->perm = c->to_vtk;
     pm_redist_src_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s,
                          s->meta->global_nodes <= INT32_MAX ? elem_nodes_get32 : NULL};
     STEP(s->comm,
-         write_rows(s, g, "/mesh", pm_h5io_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, ep, &x, NULL));
-    goto cleanup;
-  }
-  /* Mixed: the slab's count per type, from what each rank sends to it. */
-  if (in.identity) {
-    memcpy(tcnt, own, sizeof own);
+         write_rows(s, g, "/mesh", pm_xdmf_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, s->ep, &x, NULL));
   } else {
-    const int32_t *order = pm_redist_order(ep);
-    ierr = PM_CALLOC(per, 8 * (size_t)p, "element counts");
-    STEP(s->comm, ierr);
-    for (int r = 0; r < p; r++) {
-      int32_t a, b;
-      pm_redist_roots_to(ep, r, &a, &b);
-      for (int32_t i = a; i < b; i++) {
-        int32_t k = order ? order[i] : i;
-        per[4 * r + l->elem_type[s->esel ? s->esel[k] : k]]++;
-      }
-    }
-    PM_TRY_MPI(pm_comm_alltoall(per, per + 4 * p, 4, MPI_INT64_T, s->comm));
-    for (int r = 0; r < p; r++)
-      for (int t = 0; t < 4; t++) tcnt[t] += per[4 * p + 4 * r + t];
-  }
-  PM_TRY_MPI(pm_comm_exscan(tcnt, tlo, 4, MPI_INT64_T, MPI_SUM, s->comm));
-  if (s->rank == 0) memset(tlo, 0, sizeof tlo);
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
-    if (ttot[t] > 0) {
-      snprintf(where[t], sizeof where[t], "dataset /mesh/%s of %s", pm_h5io_conn_names[t], s->h5path);
-      STEP(s->comm, pm_h5io_dset_create(g, pm_h5io_conn_names[t], H5T_STD_I64LE, pm_msh_type_nodes(t), ttot[t], NULL,
-                                        where[t], &ds[t]));
-    }
-  snprintf(wmixed, sizeof wmixed, "dataset /mesh/mixed of %s", s->h5path);
-  STEP(s->comm, pm_h5io_dset_create(g, "mixed", H5T_STD_I64LE, 0, 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD], NULL,
-                                    wmixed, &dm));
-  pm_redist_src_t x = {(int)sizeof(int64_t) * PM_H5_ELEM_W, NULL, elem_get, s, NULL};
-  for (int c = 0; c < in.nrounds; c++) {
-    const void *buf = NULL;
-    int64_t rows = 0, *split = NULL, *tr[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0;
-    STEP(s->comm, take_rounds(s, ep, c, 1, &x, &buf, &rows));
-    STEP(s->comm, PM_SCRATCH_GET(&s->conv, sizeof(int64_t) * (size_t)(12 * rows + 1), split));
-    tr[PM_MSH_TRI] = split;
-    tr[PM_MSH_QUAD] = split + 3 * rows;
-    pm_h5io_elem_split(buf, rows, tr, split + 7 * rows, cnt, &mlen);
-    for (int t = PM_MSH_TRI; t <= PM_MSH_QUAD; t++) {
-      STEP(s->comm, pm_h5io_dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_msh_type_nodes(t), tlo[t] + done[t], cnt[t], tr[t],
-                                     where[t]));
-      done[t] += cnt[t];
-    }
-    STEP(s->comm, pm_h5io_dset_put(&o, dm, H5T_NATIVE_INT64, 0, 4 * tlo[PM_MSH_TRI] + 5 * tlo[PM_MSH_QUAD] + mdone,
-                                   mlen, split + 7 * rows, wmixed));
-    mdone += mlen;
+    STEP(s->comm, write_mixed(s, g, map, own, ttot));
   }
 cleanup:
-  for (int t = 0; t < 4; t++) pm_h5io_close(&ds[t], H5Dclose);
-  pm_h5io_close(&dm, H5Dclose);
-  free(per);
   return ierr;
 }
 
@@ -630,9 +669,7 @@ static int write_root_attrs(pm_h5_series_t *s, const pm_h5_attr_t *attrs, int na
   PM_TRY(pm_h5io_attr_i64(root, "dim", m->dim, w));
   PM_TRY(pm_h5io_attr_i64(root, "global_nodes", m->global_nodes, w));
   PM_TRY(pm_h5io_attr_i64(root, "global_elems", m->global_elems, w));
-  PM_TRY(pm_h5io_attr_i64(root, "n_triangles", s->x.ttot[PM_MSH_TRI], w));
-  PM_TRY(pm_h5io_attr_i64(root, "n_quadrangles", s->x.ttot[PM_MSH_QUAD], w));
-  PM_TRY(pm_h5io_attr_i64(root, "n_lines", s->x.ttot[PM_MSH_LINE], w));
+  PM_TRY(pm_h5io_type_attrs(root, m->dim, s->x.ttot, w));
   PM_TRY(pm_h5io_attr_u64(root, "mesh_fingerprint", s->mesh_fp, w));
   if (!(s->flags & H5_NO_PARTITION)) PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", m->fingerprint, w));
   PM_TRY(pm_h5io_attr_str(root, "mesh_file", m->source ? m->source : "", w));

@@ -13,30 +13,31 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_h5_view.h"
-#include "pmesh/pm_msh.h"
 #include "pmesh/pm_version.h"
 
 /* Connectivity of the n elements of a whole mesh (items as pm_h5io_elem_split takes them; ttot:
- * per type), written at once. */
-static int write_connectivity(const pm_h5io_out_t *o, hid_t g, const int64_t *items, int64_t n, const int64_t ttot[4],
-                              pm_scratch_t *sb) {
-  int ierr = PM_OK, mixed = ttot[PM_MSH_TRI] > 0 && ttot[PM_MSH_QUAD] > 0;
-  int64_t *buf = NULL, *rows[4] = {NULL, NULL, NULL, NULL}, cnt[4], mlen = 0, at = 0;
-  int64_t mtot = mixed ? 4 * ttot[PM_MSH_TRI] + 5 * ttot[PM_MSH_QUAD] : 0;
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++) at += ttot[t] * pm_msh_type_nodes(t);
+ * per cell type), written at once. */
+static int write_connectivity(const pm_h5io_out_t *o, hid_t g, const int64_t *items, int64_t n,
+                              const int64_t ttot[PM_H5_NT], pm_scratch_t *sb) {
+  int ierr = PM_OK, ntypes = 0;
+  int64_t *buf = NULL, *rows[PM_H5_NT], cnt[PM_H5_NT], mlen = 0, at = 0;
+  for (int t = 0; t < PM_H5_NT; t++) {
+    at += ttot[t] * pm_cell_get((pm_cell_type_t)t)->n_verts;
+    ntypes += ttot[t] > 0;
+  }
+  int64_t mtot = ntypes > 1 ? pm_h5io_mixed_len(ttot) : 0;
   PM_TRY(PM_SCRATCH_GET(sb, sizeof(int64_t) * (size_t)(at + mtot + 1), buf));
   at = 0;
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
-    if (ttot[t] > 0) {
-      rows[t] = buf + at;
-      at += ttot[t] * pm_msh_type_nodes(t);
-    }
-  pm_h5io_elem_split(items, n, rows, mixed ? buf + at : NULL, cnt, &mlen);
-  for (int t = PM_MSH_LINE; t <= PM_MSH_QUAD; t++)
+  for (int t = 0; t < PM_H5_NT; t++) {
+    rows[t] = ttot[t] > 0 ? buf + at : NULL;
+    at += ttot[t] * pm_cell_get((pm_cell_type_t)t)->n_verts;
+  }
+  pm_h5io_elem_split(items, n, rows, ntypes > 1 ? buf + at : NULL, cnt, &mlen);
+  for (int t = 0; t < PM_H5_NT; t++)
     if (ttot[t] > 0)
-      PM_TRY(pm_h5io_write_slab(o, g, "/mesh", pm_h5io_conn_names[t], H5T_STD_I64LE, H5T_NATIVE_INT64,
-                                pm_msh_type_nodes(t), ttot[t], 0, cnt[t], rows[t], NULL));
-  if (mixed)
+      PM_TRY(pm_h5io_write_slab(o, g, "/mesh", pm_xdmf_conn_names[t], H5T_STD_I64LE, H5T_NATIVE_INT64,
+                                pm_cell_get((pm_cell_type_t)t)->n_verts, ttot[t], 0, cnt[t], rows[t], NULL));
+  if (ntypes > 1)
     PM_TRY(
         pm_h5io_write_slab(o, g, "/mesh", "mixed", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, mtot, 0, mlen, buf + at, NULL));
 cleanup:
@@ -50,7 +51,8 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   char *h5tmp = NULL, *xmftmp = NULL;
   int64_t *e = NULL;
   int32_t *epart = NULL;
-  int64_t ttot[4] = {0, 0, 0, 0};
+  int64_t ttot[PM_H5_NT] = {0};
+  int8_t map[PM_H5_GMSH_CODES];
   pm_xdmf_t x;
   pm_scratch_t conv = {NULL, 0};
   pm_h5io_quiet_t q;
@@ -64,13 +66,16 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   if (xmfpath) PM_TRY(pm_h5io_tmp_name(xmfpath, (long)getpid(), &xmftmp));
   PM_TRY(PM_MALLOC(e, PM_H5_ELEM_W * m->n_elems, "elements"));
   PM_TRY(PM_MALLOC(epart, m->n_elems, "element parts"));
+  pm_h5io_type_map(map);
   for (int64_t k = 0; k < m->n_elems; k++) {
-    int t = m->elem_type[k];
+    int code = m->elem_type[k], t = pm_h5io_cell_of(map, code);
+    const pm_cell_t *c = t >= 0 ? pm_cell_get((pm_cell_type_t)t) : NULL;
     int64_t a = m->elem_ptr[k], b = m->elem_ptr[k + 1], mn = INT64_MAX;
-    PM_TRY_CHECK(t >= PM_MSH_LINE && t <= PM_MSH_QUAD && b - a == pm_msh_type_nodes(t), PM_ERR_INCONSISTENT,
-                 "element %" PRId64 ": Gmsh type %d with %" PRId64 " nodes is not a 1D/2D cell", k, t, b - a);
-    e[PM_H5_ELEM_W * k] = t;
-    for (int v = 0; v < 4; v++) e[PM_H5_ELEM_W * k + 1 + v] = a + v < b ? m->elem_node[a + v] : -1;
+    PM_TRY_CHECK(c && c->dim == m->dim && b - a == c->n_verts, PM_ERR_INCONSISTENT,
+                 "element %" PRId64 ": Gmsh type %d with %" PRId64 " nodes is not a cell of a %dD mesh", k, code, b - a,
+                 m->dim);
+    e[PM_H5_ELEM_W * k] = code;
+    for (int v = 0; v < PM_CELL_MAX_VERTS; v++) e[PM_H5_ELEM_W * k + 1 + v] = a + v < b ? m->elem_node[a + v] : -1;
     for (int64_t j = a; j < b; j++)
       if (m->elem_node[j] < mn) mn = m->elem_node[j];
     epart[k] = part[mn]; /* the owner rule of the local meshes */
@@ -98,9 +103,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   PM_TRY(pm_h5io_attr_i64(root, "dim", m->dim, h5path));
   PM_TRY(pm_h5io_attr_i64(root, "global_nodes", m->n_nodes, h5path));
   PM_TRY(pm_h5io_attr_i64(root, "global_elems", m->n_elems, h5path));
-  PM_TRY(pm_h5io_attr_i64(root, "n_triangles", ttot[PM_MSH_TRI], h5path));
-  PM_TRY(pm_h5io_attr_i64(root, "n_quadrangles", ttot[PM_MSH_QUAD], h5path));
-  PM_TRY(pm_h5io_attr_i64(root, "n_lines", ttot[PM_MSH_LINE], h5path));
+  PM_TRY(pm_h5io_type_attrs(root, m->dim, ttot, h5path));
   PM_TRY(pm_h5io_attr_u64(root, "mesh_fingerprint", pm_fingerprint_mesh(m), h5path));
   PM_TRY(pm_h5io_attr_u64(root, "partition_fingerprint", partition_fingerprint, h5path));
   pm_h5io_close(&root, H5Gclose);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/pm_util.h"
-#include "pmesh/pm_msh.h"
+#include "pm_xdmf.h"
 
 /* ------------------------------------------------------------------------------------------
  * Errors */
@@ -344,15 +344,20 @@ int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, in
   PM_CHECK(meta->global_nodes > 0 && meta->global_elems > 0, PM_ERR_ARG,
            "partition.meta: %" PRId64 " nodes and %" PRId64 " elements; a result needs both", meta->global_nodes,
            meta->global_elems);
-  /* Nodes of a cell by Gmsh type, 0 where the type is no cell of the dimension (one pass over
-   * a million elements: no call or switch per element). */
-  static const int8_t cell_nodes[2][PM_MSH_QUAD + 1] = {{0, 2, 0, 0}, {0, 0, 3, 4}};
-  const int8_t *nodes = cell_nodes[meta->dim - 1];
+  /* Nodes of a cell by Gmsh code, 0 where the code is no cell of the mesh's dimension (one pass
+   * over a million elements: no call per element). */
+  int8_t nodes[PM_H5_GMSH_CODES];
+  memset(nodes, 0, sizeof nodes);
+  for (int t = 0; t < PM_CELL_NTYPES; t++) {
+    const pm_cell_t *c = pm_cell_get((pm_cell_type_t)t);
+    if (c->dim == meta->dim && c->gmsh_type >= 0 && c->gmsh_type < PM_H5_GMSH_CODES)
+      nodes[c->gmsh_type] = (int8_t)c->n_verts;
+  }
   const int8_t *type = l->elem_type;
   const int32_t *ptr = l->elem_ptr, *owner = l->elem_owner;
   int32_t own = 0;
   for (int32_t e = 0; e < l->n_elems; e++) {
-    int t = type[e], nv = t >= 0 && t <= PM_MSH_QUAD ? nodes[t] : 0;
+    int t = type[e], nv = t >= 0 && t < PM_H5_GMSH_CODES ? nodes[t] : 0;
     if (nv == 0 || ptr[e + 1] - ptr[e] != nv) {
       PM_CHECK(nv != 0, PM_ERR_INCONSISTENT, "rank %d: element %d has Gmsh type %d, not a cell of a %dD mesh", rank, e,
                t, meta->dim);
@@ -368,20 +373,52 @@ int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, in
 /* ------------------------------------------------------------------------------------------
  * Connectivity */
 
-const char *const pm_h5io_conn_names[4] = {NULL, "lines", "triangles", "quadrangles"};
+void pm_h5io_type_map(int8_t map[PM_H5_GMSH_CODES]) {
+  memset(map, -1, PM_H5_GMSH_CODES);
+  for (int t = 0; t < PM_CELL_NTYPES; t++) {
+    int g = pm_cell_get((pm_cell_type_t)t)->gmsh_type;
+    if (g >= 0 && g < PM_H5_GMSH_CODES) map[g] = (int8_t)t;
+  }
+}
 
-void pm_h5io_elem_split(const int64_t *items, int64_t n, int64_t *const rows[4], int64_t *mixed, int64_t cnt[4],
-                        int64_t *mlen) {
+int64_t pm_h5io_mixed_len(const int64_t ttot[PM_H5_NT]) {
+  int64_t len = 0;
+  for (int t = 0; t < PM_H5_NT; t++) len += ttot[t] * (1 + pm_cell_get((pm_cell_type_t)t)->n_verts);
+  return len;
+}
+
+int pm_h5io_type_attrs(hid_t root, int dim, const int64_t ttot[PM_H5_NT], const char *where) {
+  static const pm_cell_type_t always[3] = {PM_CELL_TRI, PM_CELL_QUAD, PM_CELL_LINE}; /* their order of old */
+  char name[32];
+  for (int k = 0; k < 3; k++) {
+    snprintf(name, sizeof name, "n_%s", pm_xdmf_conn_names[always[k]]);
+    PM_CALL(pm_h5io_attr_i64(root, name, ttot[always[k]], where));
+  }
+  for (int t = 0; t < PM_H5_NT; t++)
+    if (dim == 3 && pm_cell_get((pm_cell_type_t)t)->dim == 3) {
+      snprintf(name, sizeof name, "n_%s", pm_xdmf_conn_names[t]);
+      PM_CALL(pm_h5io_attr_i64(root, name, ttot[t], where));
+    }
+  return PM_OK;
+}
+
+void pm_h5io_elem_split(const int64_t *items, int64_t n, int64_t *const rows[PM_H5_NT], int64_t *mixed,
+                        int64_t cnt[PM_H5_NT], int64_t *mlen) {
+  int8_t map[PM_H5_GMSH_CODES];
+  const pm_cell_t *cell[PM_H5_NT];
   int64_t m = 0;
-  memset(cnt, 0, 4 * sizeof *cnt);
+  pm_h5io_type_map(map);
+  for (int t = 0; t < PM_H5_NT; t++) cell[t] = pm_cell_get((pm_cell_type_t)t);
+  memset(cnt, 0, PM_H5_NT * sizeof *cnt);
   for (int64_t k = 0; k < n; k++, items += PM_H5_ELEM_W) {
-    int t = (int)items[0], nv = pm_msh_type_nodes(t);
-    if (rows[t]) memcpy(rows[t] + cnt[t] * nv, items + 1, sizeof(int64_t) * (size_t)nv);
+    int t = pm_h5io_cell_of(map, (int)items[0]), nv = cell[t]->n_verts;
+    const int8_t *perm = cell[t]->to_vtk;
+    if (rows[t])
+      for (int v = 0; v < nv; v++) rows[t][cnt[t] * nv + v] = items[1 + perm[v]];
     cnt[t]++;
     if (mixed) {
-      mixed[m++] = t == PM_MSH_TRI ? 4 : 5; /* XDMF cell type codes */
-      memcpy(mixed + m, items + 1, sizeof(int64_t) * (size_t)nv);
-      m += nv;
+      mixed[m++] = cell[t]->xdmf_type;
+      for (int v = 0; v < nv; v++) mixed[m++] = items[1 + perm[v]];
     }
   }
   *mlen = m;

@@ -12,6 +12,7 @@
 
 #include "base/pm_alloc_int.h"
 #include "base/pm_comm_int.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_local.h"
@@ -20,7 +21,11 @@
 #define PM_H5_FORMAT "pmesh-h5"
 enum {
   PM_H5_NAME_MAX = 63, /* field and attribute names */
-  PM_H5_ELEM_W = 5     /* int64 per element in transit: Gmsh type, then up to 4 node positions (-1 pads) */
+  /* int64 per element in transit: Gmsh type, then up to PM_CELL_MAX_VERTS node positions in
+   * Gmsh's order (-1 pads) */
+  PM_H5_ELEM_W = 1 + PM_CELL_MAX_VERTS,
+  PM_H5_NT = PM_CELL_NTYPES, /* per-type arrays are indexed by pm_cell_type_t */
+  PM_H5_GMSH_CODES = 128     /* a type map covers every non-negative int8 Gmsh code */
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -196,15 +201,30 @@ int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, in
 #define PM_H5_REDIST_HINT "local meshes and partition.meta from different partitions, or not all local meshes loaded?"
 
 /* ------------------------------------------------------------------------------------------
- * Connectivity */
+ * Connectivity: one dataset per cell type (pm_xdmf_conn_names), rows in XDMF's (= VTK's) vertex
+ * order, the table's to_vtk applied; where types mix, also XDMF's Mixed list (the table's
+ * xdmf_type, then the nodes in that order).  Lines are only ever the cells of a 1D mesh, so a
+ * Mixed list never holds one (a Polyline there would need its node count). */
 
-/** Dataset name of a Gmsh cell type's connectivity ("lines", "triangles", "quadrangles"). */
-extern const char *const pm_h5io_conn_names[4];
+/** map[code]: the cell type of Gmsh code `code` (pm_cell_from_gmsh), -1 for none.  Built once
+ *  per pass so that no loop over a million elements calls the table per element. */
+void pm_h5io_type_map(int8_t map[PM_H5_GMSH_CODES]);
+static inline int pm_h5io_cell_of(const int8_t map[PM_H5_GMSH_CODES], int gmsh) {
+  return gmsh >= 0 && gmsh < PM_H5_GMSH_CODES ? map[gmsh] : -1;
+}
 
-/** n elements in transit (PM_H5_ELEM_W int64 each) -> rows per type (rows[t], nv columns; NULL
- *  for a type not kept) and, if mixed is not NULL, XDMF's mixed list (type code, nodes).  cnt[t]
- *  and *mlen: what was added. */
-void pm_h5io_elem_split(const int64_t *items, int64_t n, int64_t *const rows[4], int64_t *mixed, int64_t cnt[4],
-                        int64_t *mlen);
+/** Length of XDMF's Mixed list of ttot[t] cells of each type t. */
+int64_t pm_h5io_mixed_len(const int64_t ttot[PM_H5_NT]);
+
+/** Root attributes n_<dataset> of the cell counts ttot[t]: n_triangles, n_quadrangles and n_lines
+ *  in every file (as 2D files always had them), n_tetrahedra, n_hexahedra and n_prisms in a 3D
+ *  one.  `where` names the file in messages. */
+int pm_h5io_type_attrs(hid_t root, int dim, const int64_t ttot[PM_H5_NT], const char *where);
+
+/** n elements in transit (PM_H5_ELEM_W int64 each, the type a valid Gmsh code) -> rows per cell
+ *  type (rows[t], n_verts columns, XDMF order; NULL for a type not kept) and, if mixed is not
+ *  NULL, XDMF's mixed list.  cnt[t] and *mlen: what was added. */
+void pm_h5io_elem_split(const int64_t *items, int64_t n, int64_t *const rows[PM_H5_NT], int64_t *mixed,
+                        int64_t cnt[PM_H5_NT], int64_t *mlen);
 
 #endif

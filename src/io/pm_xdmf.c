@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_msh.h"
+
+const char *const pm_xdmf_conn_names[PM_CELL_NTYPES] = {NULL,         "lines",     "triangles", "quadrangles",
+                                                        "tetrahedra", "hexahedra", "prisms"};
 
 int pm_xdmf_add_field(pm_xdmf_t *x, int step, const char *dset, const char *label, int on_elements, int kind) {
   if (x->nfields == x->fcap) {
@@ -78,26 +80,28 @@ static void xmf_grid(FILE *fp, const pm_xdmf_t *x, const char *ref, int step, co
   else
     fprintf(fp, "%s<Grid Name=\"step%d\" GridType=\"Uniform\">\n%s<Time Value=\"%.17g\"/>\n", ind, step, in2,
             x->times[step]);
-  int64_t T = x->ttot[PM_MSH_TRI], Q = x->ttot[PM_MSH_QUAD], L = x->ttot[PM_MSH_LINE];
-  if (x->dim == 1) {
-    fprintf(fp, "%s<Topology TopologyType=\"Polyline\" NumberOfElements=\"%" PRId64 "\" NodesPerElement=\"2\">\n", in2,
-            L);
-    snprintf(dims, sizeof dims, "%" PRId64 " 2", L);
-    xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, "/mesh/lines");
-  } else if (T > 0 && Q > 0) {
-    fprintf(fp, "%s<Topology TopologyType=\"Mixed\" NumberOfElements=\"%" PRId64 "\">\n", in2, T + Q);
-    snprintf(dims, sizeof dims, "%" PRId64, 4 * T + 5 * Q);
+  /* One type: its dataset; several: the Mixed list (pm_h5io.h says how it is made). */
+  int ntypes = 0, one = PM_CELL_LINE;
+  int64_t mlen = 0, ncells = 0;
+  for (int t = 0; t < PM_CELL_NTYPES; t++)
+    if (x->ttot[t] > 0) {
+      ntypes++;
+      one = t;
+      ncells += x->ttot[t];
+      mlen += x->ttot[t] * (1 + pm_cell_get((pm_cell_type_t)t)->n_verts);
+    }
+  if (ntypes > 1) {
+    fprintf(fp, "%s<Topology TopologyType=\"Mixed\" NumberOfElements=\"%" PRId64 "\">\n", in2, ncells);
+    snprintf(dims, sizeof dims, "%" PRId64, mlen);
     xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, "/mesh/mixed");
-  } else if (T > 0) {
-    fprintf(fp, "%s<Topology TopologyType=\"Triangle\" NumberOfElements=\"%" PRId64 "\" NodesPerElement=\"3\">\n", in2,
-            T);
-    snprintf(dims, sizeof dims, "%" PRId64 " 3", T);
-    xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, "/mesh/triangles");
   } else {
-    fprintf(fp, "%s<Topology TopologyType=\"Quadrilateral\" NumberOfElements=\"%" PRId64 "\" NodesPerElement=\"4\">\n",
-            in2, Q);
-    snprintf(dims, sizeof dims, "%" PRId64 " 4", Q);
-    xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, "/mesh/quadrangles");
+    const pm_cell_t *c = pm_cell_get((pm_cell_type_t)one);
+    char dset[64];
+    fprintf(fp, "%s<Topology TopologyType=\"%s\" NumberOfElements=\"%" PRId64 "\" NodesPerElement=\"%d\">\n", in2,
+            c->xdmf_name, x->ttot[one], c->n_verts);
+    snprintf(dims, sizeof dims, "%" PRId64 " %d", x->ttot[one], c->n_verts);
+    snprintf(dset, sizeof dset, "/mesh/%s", pm_xdmf_conn_names[one]);
+    xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, dset);
   }
   fprintf(fp, "%s</Topology>\n%s<Geometry GeometryType=\"XYZ\">\n", in2, in2);
   snprintf(dims, sizeof dims, "%" PRId64 " 3", x->n_nodes);

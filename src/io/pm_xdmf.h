@@ -10,7 +10,13 @@
 #include <stdint.h>
 #include <threads.h>
 
+#include "pmesh/pm_cell.h"
+
 enum { PM_XDMF_FLOAT64 = 0, PM_XDMF_INT32 = 1, PM_XDMF_INT64 = 2 };
+
+/** Dataset in /mesh of each cell type's connectivity, by pm_cell_type_t ("lines", "triangles",
+ *  "quadrangles", "tetrahedra", "hexahedra", "prisms"; NULL for points, never a cell here). */
+extern const char *const pm_xdmf_conn_names[PM_CELL_NTYPES];
 
 typedef struct pm_xdmf_field {
   int step;      /* -1: in every grid */
@@ -23,8 +29,8 @@ typedef struct pm_xdmf_field {
 /** What the file describes.  Start from all zeros; pm_xdmf_clear frees it. */
 typedef struct pm_xdmf {
   int dim;
-  int64_t n_nodes, n_elems, ttot[4]; /* ttot: cells by Gmsh type */
-  int nsteps;                        /* 0: one uniform grid */
+  int64_t n_nodes, n_elems, ttot[PM_CELL_NTYPES]; /* ttot: cells by pm_cell_type_t */
+  int nsteps;                                     /* 0: one uniform grid */
   double *times;
   int nfields;
   pm_xdmf_field_t *fields;

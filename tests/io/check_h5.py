@@ -10,8 +10,12 @@ Checks, with h5py/numpy and the MSH file parsed here (not with pmesh's code):
     coordinates equal to the MSH file's, cell node lists (through the cell field `tag`) equal
     to the MSH file's elements; connectivity in range; /mesh/mixed consistent with the per-type
     datasets; the cell rank is the rank of the cell's node with the smallest index;
-  - u == x + 2y + 3 exactly at every node (series: step k holds (k+1)(x + 2y + 3)); cx equals
-    the centroid x of every cell;
+  - u == x + 2y + 3z + 3 exactly at every node (series: step k holds (k+1)(x + 2y + 3z + 3)); cx
+    equals the centroid x of every cell;
+  - 3D: tetrahedra, hexahedra and prisms in /mesh/<type> in VTK's (XDMF's) vertex order, which
+    is Gmsh's but for the prism (VTK's wedge lists the bottom triangle the other way round:
+    Gmsh's vertices 0, 2, 1, 3, 5, 4); /mesh/mixed with XDMF's codes (6 tetrahedron, 9
+    hexahedron, 8 wedge); n_tetrahedra, n_hexahedra, n_prisms;
   - --same-as: mesh datasets, u, cx, tag and mesh_fingerprint byte-identical with REF.h5;
   - the XDMF is well-formed XML, and every dataset it references exists with its Dimensions,
     NumberType and Precision.
@@ -24,6 +28,23 @@ import h5py
 import numpy as np
 
 errors = []
+
+# Per cell type: dataset, vertices, XDMF's Mixed code, Gmsh code, Gmsh vertex k of VTK vertex k.
+TYPES = [("lines", 2, 2, 1, None), ("triangles", 3, 4, 2, None), ("quadrangles", 4, 5, 3, None),
+         ("tetrahedra", 4, 6, 4, None), ("hexahedra", 8, 9, 5, None), ("prisms", 6, 8, 6, [0, 2, 1, 3, 5, 4])]
+BY_CODE = {t[2]: t for t in TYPES}
+GMSH_DIM = {1: 1, 2: 2, 3: 2, 4: 3, 5: 3, 6: 3}
+
+
+def to_gmsh(name, row):
+    """A dataset row (VTK order) in Gmsh's vertex order."""
+    perm = [t for t in TYPES if t[0] == name][0][4]
+    if perm is None:
+        return list(row)
+    out = [0] * len(row)
+    for k, g in enumerate(perm):
+        out[g] = row[k]
+    return out
 
 
 def fail(msg):
@@ -192,20 +213,23 @@ def main():
             fail("%s: caller attributes iterations/residual/problem wrong" % path)
     dim = attr(f, "dim")
     nn, ne = attr(f, "global_nodes"), attr(f, "global_elems")
-    nt, nq, nl = attr(f, "n_triangles"), attr(f, "n_quadrangles"), attr(f, "n_lines")
-    if nt + nq + nl != ne:
-        fail("%s: type counts %d + %d + %d != global_elems %d" % (path, nt, nq, nl, ne))
+    names3 = ["tetrahedra", "hexahedra", "prisms"]
+    for n in names3:
+        if (dim == 3) != ("n_" + n in f.attrs):
+            fail("%s: root attribute n_%s %s in a %dD file" % (path, n, "missing" if dim == 3 else "present", dim))
+    if errors:
+        return
+    count = {t[0]: int(attr(f, "n_" + t[0])) if "n_" + t[0] in f.attrs else 0 for t in TYPES}
+    present = [t for t in TYPES if count[t[0]] > 0]
+    if sum(count.values()) != ne:
+        fail("%s: type counts %s do not add up to global_elems %d" % (path, count, ne))
 
     # Shapes and types.
     want = {"mesh/coordinates": ((nn, 3), "f8"), "mesh/global_id": ((nn,), "i8")}
-    if nt:
-        want["mesh/triangles"] = ((nt, 3), "i8")
-    if nq:
-        want["mesh/quadrangles"] = ((nq, 4), "i8")
-    if nl:
-        want["mesh/lines"] = ((nl, 2), "i8")
-    if nt and nq:
-        want["mesh/mixed"] = ((4 * nt + 5 * nq,), "i8")
+    for t in present:
+        want["mesh/" + t[0]] = ((count[t[0]], t[1]), "i8")
+    if len(present) > 1:
+        want["mesh/mixed"] = ((sum(count[t[0]] * (1 + t[1]) for t in present),), "i8")
     rk, erk = ("fields/part", "fields/elem_part") if view else ("fields/node_rank", "fields/cell_rank")
     want[rk] = ((nn,), "i4")
     want[erk] = ((ne,), "i4")
@@ -239,25 +263,26 @@ def main():
     erank = f[erk][:]
     if np.any(np.diff(gid) <= 0):
         fail("%s: global ids are not strictly ascending" % path)
-    # Cells in global element order, as lists of node rows.
+    # Cells in global element order, as lists of node rows in Gmsh's vertex order.
     cells = []
-    if nt and nq:
+    if len(present) > 1:
         m = f["mesh/mixed"][:]
-        i, tri, quad = 0, [], []
+        i, bytype = 0, {t[0]: [] for t in present}
         while i < len(m):
-            if m[i] not in (4, 5):
+            if m[i] not in BY_CODE or BY_CODE[m[i]][0] not in bytype:
                 fail("%s: /mesh/mixed has type code %d at %d" % (path, m[i], i))
                 break
-            nv = 3 if m[i] == 4 else 4
-            cells.append(list(m[i + 1:i + 1 + nv]))
-            (tri if nv == 3 else quad).append(cells[-1])
-            i += 1 + nv
-        if not (np.array_equal(tri, f["mesh/triangles"][:]) and np.array_equal(quad, f["mesh/quadrangles"][:])):
-            fail("%s: /mesh/mixed disagrees with /mesh/triangles and /mesh/quadrangles" % path)
+            t = BY_CODE[m[i]]
+            row = list(m[i + 1:i + 1 + t[1]])
+            bytype[t[0]].append(row)
+            cells.append(to_gmsh(t[0], row))
+            i += 1 + t[1]
+        for t in present:
+            if not np.array_equal(np.array(bytype[t[0]]).reshape(-1, t[1]), f["mesh/" + t[0]][:]):
+                fail("%s: /mesh/mixed disagrees with /mesh/%s" % (path, t[0]))
     else:
-        for d in ("mesh/triangles", "mesh/quadrangles", "mesh/lines"):
-            if d in f:
-                cells = [list(r) for r in f[d][:]]
+        for t in present:
+            cells = [to_gmsh(t[0], r) for r in f["mesh/" + t[0]][:]]
     if len(cells) != ne:
         fail("%s: %d cells, expected %d" % (path, len(cells), ne))
     flat = np.concatenate([np.asarray(c) for c in cells]) if cells else np.zeros(0, int)
@@ -289,10 +314,10 @@ def main():
                   (empty, empty_slab))
 
     # Fields.
-    lin = xyz[:, 0] + 2.0 * xyz[:, 1] + 3.0
+    lin = xyz[:, 0] + 2.0 * xyz[:, 1] + 3.0 * xyz[:, 2] + 3.0
     if not view and nsteps == 0:
         if not np.array_equal(f["fields/u"][:], lin):
-            fail("%s: u differs from x + 2y + 3 at %d nodes" % (path, (f["fields/u"][:] != lin).sum()))
+            fail("%s: u differs from x + 2y + 3z + 3 at %d nodes" % (path, (f["fields/u"][:] != lin).sum()))
         cx = np.array([sum_seq([xyz[n, 0] for n in c]) / len(c) for c in cells])
         if not np.array_equal(f["fields/cx"][:], cx):
             fail("%s: cx differs from the centroid x at %d cells" % (path, (f["fields/cx"][:] != cx).sum()))
@@ -301,15 +326,14 @@ def main():
         if g.attrs["time"] != attr(f, "times")[k]:
             fail("%s: /steps/%d time %s" % (path, k, g.attrs["time"]))
         if not np.array_equal(g["u"][:], (k + 1.0) * lin):
-            fail("%s: /steps/%d/u differs from %d (x + 2y + 3)" % (path, k, k + 1))
+            fail("%s: /steps/%d/u differs from %d (x + 2y + 3z + 3)" % (path, k, k + 1))
     if nsteps and attr(f, "n_steps") != nsteps:
         fail("%s: n_steps %s, expected %d" % (path, attr(f, "n_steps"), nsteps))
 
     # Against the MSH file.
     if opts["--msh"]:
         mnodes, melems = read_msh(opts["--msh"])
-        topdim = {1: 1, 2: 2, 3: 2}
-        top = [e for e in melems if e[0] in topdim and topdim[e[0]] == dim]
+        top = [e for e in melems if GMSH_DIM.get(e[0]) == dim]
         want_gid = np.array(sorted({t for e in top for t in e[2]}))
         if not np.array_equal(gid, want_gid):
             fail("%s: global ids are not the ascending tags of the mesh's cell nodes" % path)

@@ -1,14 +1,14 @@
 /* test_h5.c - MPI driver for pm_h5: writes results of a partition directory, reads them back.
  *
  *   test_h5 write  DIR OUT [--time | --shuffle | --corrupt-type|nodes|index|dup]
- *                                 OUT.h5/.xmf: u = x + 2y + 3 (nodal), cx = element centroid x
+ *                                 OUT.h5/.xmf: u = x + 2y + 3z + 3 (nodal), cx = element centroid x
  *                                 (cell), tag = Gmsh element tag (cell, int32); prints the mesh
  *                                 fingerprint (--time: and the seconds and bytes written;
  *                                 --shuffle: each rank reverses its internal nodes and elements first)
- *   test_h5 series DIR OUT        OUT.h5/.xmf: 3 steps at t = 0.5, 1, 1.5 with u = (k+1)(x + 2y + 3)
+ *   test_h5 series DIR OUT        OUT.h5/.xmf: 3 steps at t = 0.5, 1, 1.5 with u = (k+1)(x + 2y + 3z + 3)
  *   test_h5 read   DIR FILE [STEP [FACTOR [NAME]]]
  *                                 pm_h5_read_field (default: step -1, factor 1, field u) and check
- *                                 every internal node's value is exactly FACTOR (x + 2y + 3)
+ *                                 every internal node's value is exactly FACTOR (x + 2y + 3z + 3)
  *   test_h5 abandon DIR OUT       a series closed with ok = 0: OUT.h5/.xmf keep their content
  *   test_h5 crash  DIR OUT        a series interrupted (MPI_Abort) before its close
  *   test_h5 all    DIR            write + series + read back, self-checking (the ctest unit);
@@ -36,7 +36,7 @@
 static int rank_, nranks_;
 
 static double lin(const double *xyz) {
-  return xyz[0] + 2.0 * xyz[1] + 3.0;
+  return xyz[0] + 2.0 * xyz[1] + 3.0 * xyz[2] + 3.0; /* z = 0 in 2D */
 }
 
 static int load(const char *dir, pm_local_t **l, pm_meta_t **m) {
@@ -51,7 +51,7 @@ static int load(const char *dir, pm_local_t **l, pm_meta_t **m) {
   return pm_comm_agree(MPI_COMM_WORLD, ierr);
 }
 
-/* Nodal u = f (x + 2y + 3) on every local node; cell centroid x and tag. */
+/* Nodal u = f (x + 2y + 3z + 3) on every local node; cell centroid x and tag. */
 static int make_fields(const pm_local_t *l, double f, double **u, double **cx, int32_t **tag) {
   int32_t nt = l->n_total + l->n_aux;
   PM_CALL(PM_MALLOC(*u, nt, "u"));
@@ -276,12 +276,12 @@ static int do_read(const char *dir, const char *file, int step, const char *name
       }
     if (bad)
       ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                          "rank %d: %d of %d values differ from %g (x + 2y + 3); first: node %" PRId64 " read %.17g",
+                          "rank %d: %d of %d values differ from %g (x + 2y + 3z + 3); first: node %" PRId64 " read %.17g",
                           rank_, bad, l->n_internal, factor, l->gid[first], v[first]);
     ierr = pm_comm_agree(MPI_COMM_WORLD, ierr);
   }
   if (!ierr && rank_ == 0)
-    printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3)\n", file, step, name, factor);
+    printf("read %s step %d field %s: every internal node equals %g (x + 2y + 3z + 3)\n", file, step, name, factor);
   free(v);
   pm_local_destroy(&l);
   pm_meta_destroy(&m);
