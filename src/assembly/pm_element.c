@@ -221,30 +221,38 @@ KERNEL int stiffness(const ref_basis_t *r, const pm_local_t *l, int32_t e, const
   const int k_const = pm_expr_is_const(k), f_const = pm_expr_is_const(f);
   vertices(l, e, X, nv);
   PM_CALL(geometry(r, X, 1, !(k_const && f_const), &g, nv, dim, nq));
-  const int affine = g.affine, nc = dim == 2 && g.flat ? 2 : 3; /* a flat cell's gradients have no z */
-  for (int a = 0; a < nv; a++) {
-    F[a] = 0;
-    for (int b = a; b < nv && !affine; b++) K[a][b] = 0;
-  }
-  double kw = 0; /* a simplex: the sum of k w, its gradients being constant */
-  double kv = 0, fv = 0;
+  /* the data at the points first: the sums below then run without calls in between */
+  double kw[PM_CELL_MAX_QP], fv[PM_CELL_MAX_QP], w[PM_CELL_MAX_QP]; /* k w, f and w at each point */
+  double kv = 0;
   for (int q = 0; q < nq; q++) {
-    double w = g.w[q] * s;
+    w[q] = g.w[q] * s;
     if (q == 0 || !k_const) PM_CALL(pm_element_eval(k, g.p[q], "the conductivity", &kv));
-    if (q == 0 || !f_const) PM_CALL(pm_element_eval(f, g.p[q], "the source", &fv));
-    for (int a = 0; a < nv; a++) F[a] += fv * g.phi[q][a] * w;
-    if (affine) {
-      kw += kv * w;
-    } else if (nc == 2) {
-      add_upper(K, g.grad[q], kv * w, nv, 2, 1);
-    } else {
-      add_upper(K, g.grad[q], kv * w, nv, 3, 1);
-    }
+    if (q == 0 || !f_const) PM_CALL(pm_element_eval(f, g.p[q], "the source", &fv[q]));
+    if (q > 0 && f_const) fv[q] = fv[0];
+    kw[q] = kv * w[q];
   }
-  if (affine && nc == 2)
-    add_upper(K, g.grad[0], kw, nv, 2, 0);
-  else if (affine)
-    add_upper(K, g.grad[0], kw, nv, 3, 0);
+  for (int a = 0; a < nv; a++) {
+    double Fa = 0;
+    for (int q = 0; q < nq; q++) Fa += fv[q] * g.phi[q][a] * w[q];
+    F[a] = Fa;
+  }
+  const int nc = dim == 2 && g.flat ? 2 : 3; /* a flat cell's gradients have no z */
+  if (g.affine) { /* a simplex: the sum of k w, its gradients being constant */
+    double ks = 0;
+    for (int q = 0; q < nq; q++) ks += kw[q];
+    if (nc == 2)
+      add_upper(K, g.grad[0], ks, nv, 2, 0);
+    else
+      add_upper(K, g.grad[0], ks, nv, 3, 0);
+  } else {
+    for (int a = 0; a < nv; a++)
+      for (int b = a; b < nv; b++) K[a][b] = 0;
+    for (int q = 0; q < nq; q++)
+      if (nc == 2)
+        add_upper(K, g.grad[q], kw[q], nv, 2, 1);
+      else
+        add_upper(K, g.grad[q], kw[q], nv, 3, 1);
+  }
   for (int a = 0; a < nv; a++)
     for (int b = 0; b < a; b++) K[a][b] = K[b][a];
   return PM_OK;
