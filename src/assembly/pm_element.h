@@ -21,6 +21,7 @@ enum { PM_ELEMENT_NV = PM_CELL_MAX_VERTS };
 typedef struct pm_element_qp {
   int n_qp, nv;
   int affine;                                    /* a simplex: its gradients are grad[0] at every q */
+  int flat;                                      /* a cell of a 2D mesh (z constant): no z gradients */
   double p[PM_CELL_MAX_QP][3];                   /* the physical points */
   const double (*phi)[PM_CELL_MAX_VERTS];        /* basis values phi[q][a] (the type's, shared) */
   double grad[PM_CELL_MAX_QP][PM_CELL_MAX_VERTS][3]; /* physical gradients (when asked) */
