@@ -52,7 +52,7 @@ for c in $cases; do
           --precond $pc --summary s.$pc.json > o.$pc 2> t.$pc || true
         k=$(echo $pc | cut -c1)
         field iterations s.$pc.json >> $c.$np.$k.it
-        sed -n 's/.*"solve": \([0-9.e+-]*\),.*/\1/p' s.$pc.json >> $c.$np.$k.tot
+        sed -n '/"seconds"/s/.*"solve": \([0-9.e+-]*\),.*/\1/p' s.$pc.json >> $c.$np.$k.tot
         rss t.$pc >> $c.$np.$k.mem
       done
       field setup_seconds s.amg.json >> $c.$np.a.set
