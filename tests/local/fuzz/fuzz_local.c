@@ -115,7 +115,7 @@ static void check_local(const pm_local_t *l) {
 
 static void check_meta(const pm_meta_t *m) {
   need((m->version == 1 || m->version == PM_META_VERSION) && m->has_mesh_fingerprint == (m->version >= 2));
-  need(m->nparts >= 1 && (m->dim == 1 || m->dim == 2));
+  need(m->nparts >= 1 && m->dim >= 1 && m->dim <= 3);
   need(m->global_nodes >= 1 && m->global_elems >= 1 && m->method && m->halo && m->source && m->n_groups >= 0);
   for (int g = 0; g < m->n_groups; g++) need(m->group_name[g] && m->group_dim[g] >= 0 && m->group_dim[g] <= 3);
 }
