@@ -52,8 +52,8 @@ faulty() {
   np=$1 op=$2 r=$3 at=$4 keep=$5; shift 5
   what="np $np, $op fails on rank $r from call $at: $*"
   set +e
-  # Short waits (the defaults are 30 s and 300 s); only here, where a failure is expected.
-  PMESH_AGREE_TIMEOUT=1 PMESH_H5_TIMEOUT=3 PMESH_FAULT_OP=$op PMESH_FAULT_RANK=$r PMESH_FAULT_AT=$at timeout -k 5 60 \
+  # Short waits (the defaults are 30 s and 300 s; fractions of a second are allowed); only here, where a failure is expected.
+  PMESH_AGREE_TIMEOUT=0.3 PMESH_H5_TIMEOUT=1.5 PMESH_FAULT_OP=$op PMESH_FAULT_RANK=$r PMESH_FAULT_AT=$at timeout -k 5 60 \
     "$MPIEXEC" -n $np -genv LD_PRELOAD "$SHIM" "$@" > out.txt 2> err.txt
   rc=$?
   set -e
