@@ -12,13 +12,17 @@
 static void sub3(const double *a, const double *b, double *d) {
   for (int k = 0; k < 3; k++) d[k] = a[k] - b[k];
 }
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 static void cross3(const double *a, const double *b, double *c) {
   c[0] = a[1] * b[2] - a[2] * b[1];
   c[1] = a[2] * b[0] - a[0] * b[2];
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
-static double norm3(const double *a) { return sqrt(dot3(a, a)); }
+static double norm3(const double *a) {
+  return sqrt(dot3(a, a));
+}
 
 /* R / r = (a b c / 4A) / (A / s) = a b c s / (4 A^2), A from the cross product (any plane). */
 static double tri_ratio(const double (*x)[3]) {
@@ -57,7 +61,8 @@ static double tet_ratio(const double (*x)[3]) {
 static int corner_edges(const pm_cell_t *cell, int v, int nb[3]) {
   int n = 0;
   for (int e = 0; e < cell->n_edges && n < 3; e++)
-    if (cell->edge[e][0] == v || cell->edge[e][1] == v) nb[n++] = cell->edge[e][0] == v ? cell->edge[e][1] : cell->edge[e][0];
+    if (cell->edge[e][0] == v || cell->edge[e][1] == v)
+      nb[n++] = cell->edge[e][0] == v ? cell->edge[e][1] : cell->edge[e][0];
   double d[3][3], c[3];
   for (int i = 0; i < n; i++) sub3(cell->vert[nb[i]], cell->vert[v], d[i]);
   cross3(d[0], d[1], c);
@@ -107,35 +112,37 @@ static double corner_ratio(const pm_cell_t *cell, const double (*x)[3], double i
 
 double pm_cell_quality(const pm_cell_t *cell, const double (*x)[3]) {
   switch (cell->type) {
-  case PM_CELL_TRI:
-    return tri_ratio(x);
-  case PM_CELL_TET:
-    return tet_ratio(x);
-  case PM_CELL_QUAD:
-  case PM_CELL_HEX:
-    return corner_ratio(cell, x, 1);
-  case PM_CELL_PRISM:
-    return corner_ratio(cell, x, 0.86602540378443864676); /* sin 60 deg */
-  default:
-    return 1;
+    case PM_CELL_TRI:
+      return tri_ratio(x);
+    case PM_CELL_TET:
+      return tet_ratio(x);
+    case PM_CELL_QUAD:
+    case PM_CELL_HEX:
+      return corner_ratio(cell, x, 1);
+    case PM_CELL_PRISM:
+      return corner_ratio(cell, x, 0.86602540378443864676); /* sin 60 deg */
+    default:
+      return 1;
   }
 }
 
 const char *pm_quality_name(pm_cell_type_t type) {
   switch (type) {
-  case PM_CELL_TRI:
-  case PM_CELL_TET:
-    return "radius ratio";
-  case PM_CELL_QUAD:
-  case PM_CELL_HEX:
-  case PM_CELL_PRISM:
-    return "1/min scaled Jacobian";
-  default:
-    return "none";
+    case PM_CELL_TRI:
+    case PM_CELL_TET:
+      return "radius ratio";
+    case PM_CELL_QUAD:
+    case PM_CELL_HEX:
+    case PM_CELL_PRISM:
+      return "1/min scaled Jacobian";
+    default:
+      return "none";
   }
 }
 
-void pm_quality_init(pm_quality_t *q) { memset(q, 0, sizeof *q); }
+void pm_quality_init(pm_quality_t *q) {
+  memset(q, 0, sizeof *q);
+}
 
 void pm_quality_add(pm_quality_t *q, pm_cell_type_t type, double measure) {
   if ((int)type < 0 || type >= PM_CELL_NTYPES) return;
@@ -175,7 +182,7 @@ int pm_mesh_quality(const pm_mesh_t *mesh, pm_quality_t *q) {
     if (cell->dim < 2) continue;
     for (int i = 0; i < cell->n_verts; i++)
       memcpy(x[i], mesh->xyz + 3 * mesh->elem_node[mesh->elem_ptr[e] + i], sizeof x[i]);
-    pm_quality_add(q, cell->type, pm_cell_quality(cell, (const double (*)[3])x));
+    pm_quality_add(q, cell->type, pm_cell_quality(cell, (const double(*)[3])x));
   }
   return 0;
 }

@@ -26,22 +26,22 @@ static void near(double got, double want, const char *what) {
  * its mirror image (y -> -y): all three must agree. */
 static void measure(pm_cell_type_t t, double x[][3], double want, const char *what) {
   const pm_cell_t *c = pm_cell_get(t);
-  near(pm_cell_quality(c, (const double (*)[3])x), want, what);
+  near(pm_cell_quality(c, (const double(*)[3])x), want, what);
   double y[PM_CELL_MAX_VERTS][3], m[PM_CELL_MAX_VERTS][3];
   const double ca = cos(0.7), sa = sin(0.7), cb = cos(-1.1), sb = sin(-1.1);
   for (int i = 0; i < c->n_verts; i++) {
     double p[3] = {ca * x[i][0] - sa * x[i][1], sa * x[i][0] + ca * x[i][1], x[i][2]}; /* about z */
-    double q[3] = {p[0], cb * p[1] - sb * p[2], sb * p[1] + cb * p[2]};               /* about x */
+    double q[3] = {p[0], cb * p[1] - sb * p[2], sb * p[1] + cb * p[2]};                /* about x */
     for (int k = 0; k < 3; k++) y[i][k] = 7 * q[k] + (k + 1) * 3.25;
     m[i][0] = x[i][0], m[i][1] = -x[i][1], m[i][2] = x[i][2];
   }
   char buf[160];
   if (c->dim == 3 || t == PM_CELL_TRI) { /* 2D corner measures are taken in the cell's plane too */
     snprintf(buf, sizeof buf, "%s, moved", what);
-    near(pm_cell_quality(c, (const double (*)[3])y), want, buf);
+    near(pm_cell_quality(c, (const double(*)[3])y), want, buf);
   }
   snprintf(buf, sizeof buf, "%s, mirrored", what);
-  near(pm_cell_quality(c, (const double (*)[3])m), want, buf);
+  near(pm_cell_quality(c, (const double(*)[3])m), want, buf);
 }
 
 static void check_tets(void) {
@@ -150,8 +150,10 @@ int main(int argc, char **argv) {
   check_quads();
   check_hexes_prisms();
   check_stats();
-  if (g_fail) fprintf(stderr, "test_quality: %ld checks failed\n", g_fail);
-  else printf("test_quality: %ld checks passed\n", g_checks);
+  if (g_fail)
+    fprintf(stderr, "test_quality: %ld checks failed\n", g_fail);
+  else
+    printf("test_quality: %ld checks passed\n", g_checks);
   MPI_Finalize();
   return g_fail ? 1 : 0;
 }
