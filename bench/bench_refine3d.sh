@@ -8,7 +8,7 @@
 #     every stage, the largest process's RSS and the bytes per unknown summed over ranks;
 #  3. the serial route to ~8M unknowns (gmsh -refine SERIAL_LEVELS times from SERIAL_MESH,
 #     partition, solve --precond amg) against the refined route (partition the coarse mesh,
-#     solve --refine SERIAL_LEVELS --precond mg), interleaved: time and largest process;
+#     solve --refine SERIAL_LEVELS --precond mg), in the same run: time and largest process;
 #  4. the fine operator's apply in the runs of 1, 2 and 3: seconds per unknown (CG's spmv
 #     seconds over its iterations: the fine operator alone, the exchange apart), the bytes an
 #     assembled double-precision product must move at least (values, off-diagonal column indices
@@ -16,10 +16,11 @@
 #     diagonal-apart layout), the achieved GB/s, beside a STREAM triad at NP ranks (same run).
 #   sh bench/bench_refine3d.sh BUILD [MESH13K] [MESH125K]
 # Environment: NP (2), KS ("1 2 3"), REPEATS (3: part 1's medians), PARTS ("1 2 3 4"), RTOL (1e-8),
-# BC (the problem's solve options; BC= for solve's default, u = 0 on the boundary), H13 (2.3) and H125 (1.0): the mesh sizes made with Gmsh
-# when a mesh is missing (13,024 and ~125k nodes with Gmsh 4.8.4), SERIAL_MESH (MESH125K),
-# SERIAL_LEVELS (2), OPBYTES (bytes per unknown of one apply, to replace the CSR floor when the
-# fine operator is stored otherwise), BENCH_DIR (/tmp/pmesh-bench-refine3d).
+# BC (the problem's solve options; BC= for solve's default, u = 0 on the boundary), H13 (2.3)
+# and H125 (0.99): the sizes of the meshes made with Gmsh when missing (13,024 and 125,037 nodes
+# with Gmsh 4.8.4), SERIAL_MESH (MESH125K), SERIAL_LEVELS (2), OPBYTES (bytes per unknown of one
+# apply, replacing the CSR floor when the fine operator is stored otherwise), BENCH_DIR
+# (/tmp/pmesh-bench-refine3d).
 # Part 2 needs ~16 GB at 250 bytes per unknown; part 3's gmsh -refine of the 125k mesh twice needs
 # gmsh's memory for ~47M tetrahedra (SERIAL_MESH=MESH13K SERIAL_LEVELS=3 gives ~6.7M unknowns
 # from three lighter gmsh runs).  Every failed solve is reported with its message, and the
@@ -130,7 +131,7 @@ case " $PARTS " in *" 1 "*)
 ;; esac
 
 case " $PARTS " in *" 2 "*)
-  make_mesh "$M125" "${H125:-1.0}"
+  make_mesh "$M125" "${H125:-0.99}"
   echo "## 2. $M125 ($(nodes_of "$M125") nodes), --refine 3 --precond mg, np $NP, load to written result"
   "$B/partition" "$M125" "$NP" --order hilbert -o p125 --quiet
   if run_solve big -p p125 --refine 3 --precond mg --rtol "$RTOL" $BC -o big.h5; then
