@@ -17,7 +17,7 @@
 #   sh bench/bench_refine3d.sh BUILD [MESH13K] [MESH125K]
 # Environment: NP (2), KS ("1 2 3"), REPEATS (3: part 1's medians), PARTS ("1 2 3 4"), RTOL (1e-8),
 # BC (the problem's solve options; BC= for solve's default, u = 0 on the boundary), H13 (2.3)
-# and H125 (0.99): the sizes of the meshes made with Gmsh when missing (13,024 and 125,037 nodes
+# and H125 (0.99): the sizes of the meshes made with Gmsh when missing (13,186 and 126,098 nodes
 # with Gmsh 4.8.4), SERIAL_MESH (MESH125K), SERIAL_LEVELS (2), OPBYTES (bytes per unknown of one
 # apply, replacing the CSR floor when the fine operator is stored otherwise), BENCH_DIR
 # (/tmp/pmesh-bench-refine3d).

@@ -1,9 +1,9 @@
 // An L-shaped mounting bracket (mm): a base plate 120 x 60 x 12 with two bolt holes (radius 6),
 // an upright web 12 x 60 rising 80 above it with a load hole (radius 10), a 12 mm fillet between.  The
 // tetrahedral meshes of issue 31's 3D benchmarks (bench/bench_refine3d.sh):
-//   gmsh -3 meshes/bracket.geo -setnumber h 2.3 -format msh41 -bin -o bracket13k.msh   (13,024 nodes)
-//   gmsh -3 meshes/bracket.geo -setnumber h 0.99 -format msh41 -bin -o bracket125k.msh (125,037 nodes)
-// (node counts from Gmsh 4.8.4; the default h = 6 gives 1,339 nodes).
+//   gmsh -3 meshes/bracket.geo -setnumber h 2.3 -format msh41 -bin -o bracket13k.msh   (13,186 nodes)
+//   gmsh -3 meshes/bracket.geo -setnumber h 0.99 -format msh41 -bin -o bracket125k.msh (126,098 nodes)
+// (node counts from Gmsh 4.8.4; the default h = 6 gives 1,360 nodes).
 // Physical surfaces: "bolts" (the two bolt holes' walls), "load" (the web hole's wall), "outer"
 // (everything else); physical volume "bracket".  A Poisson problem with u = 0 on bolts and
 // u = 1 on load is a heat path through the part.
@@ -17,7 +17,7 @@ Cylinder(5) = {100, 42, -1, 0, 0, 14, 6};
 Cylinder(6) = {-1, 30, 62, 14, 0, 0, 10};  // load hole through the web
 BooleanDifference(7) = {Volume{3}; Delete;}{Volume{4, 5, 6}; Delete;};
 // The inner corner (x = 12, z = 12, along y) rounded: the fillet keeps the tets there regular.
-e() = Edge In BoundingBox{11.9, -0.1, 11.9, 12.1, 60.1, 12.1};
+e() = Curve In BoundingBox{11.9, -0.1, 11.9, 12.1, 60.1, 12.1};
 Fillet{7}{e(0)}{12}
 v() = Volume{:};
 Mesh.CharacteristicLengthMax = h;
