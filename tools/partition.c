@@ -11,6 +11,7 @@
  * (pm_partdir.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,12 @@
 #include "pmesh/pm_h5.h"
 #include "pmesh/pm_h5_view.h"
 #include "pmesh/pm_local.h"
-#include "pmesh/pm_meta.h"
 #include "pmesh/pm_mesh.h"
+#include "pmesh/pm_meta.h"
 #include "pmesh/pm_order.h"
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_partdir.h"
+#include "pmesh/pm_quality.h"
 #include "pmesh/pm_version.h"
 
 static const char *tool = "partition";
@@ -80,6 +82,45 @@ typedef struct rank_stat {
   int64_t internal, external, aux, elems, neib, import, export_;
 } rank_stat_t;
 
+/* The shape measures per cell type (pmesh/pm_quality.h), one line each, on stdout. */
+static void print_quality(const pm_quality_t *q) {
+  for (int t = 0; t < PM_CELL_NTYPES; t++) {
+    if (!q->count[t]) continue;
+    printf("shape %-12s %10" PRId64 " cells, %s: worst %.4g mean %.4g", pm_cell_get((pm_cell_type_t)t)->name,
+           q->count[t], pm_quality_name((pm_cell_type_t)t), q->worst[t], pm_quality_mean(q, (pm_cell_type_t)t));
+    if (q->degenerate[t]) printf(" (%" PRId64 " flat or tangled)", q->degenerate[t]);
+    printf("\n");
+  }
+}
+
+/* A JSON number, null for an infinite one (JSON has no infinity). */
+static void json_number(FILE *fp, double v) {
+  if (isfinite(v))
+    fprintf(fp, "%.9g", v);
+  else
+    fprintf(fp, "null");
+}
+
+/* The shape measures per cell type as a JSON array member "quality". */
+static void write_quality(FILE *fp, const pm_quality_t *q) {
+  fprintf(fp, "  \"quality\": [");
+  const char *sep = "\n";
+  for (int t = 0; t < PM_CELL_NTYPES; t++) {
+    if (!q->count[t]) continue;
+    fprintf(fp,
+            "%s    {\"cell\": \"%s\", \"measure\": \"%s\", \"cells\": %" PRId64 ", \"degenerate\": %" PRId64
+            ", \"worst\": ",
+            sep, pm_cell_get((pm_cell_type_t)t)->name, pm_quality_name((pm_cell_type_t)t), q->count[t],
+            q->degenerate[t]);
+    json_number(fp, q->worst[t]);
+    fprintf(fp, ", \"mean\": ");
+    json_number(fp, pm_quality_mean(q, (pm_cell_type_t)t));
+    fprintf(fp, "}");
+    sep = ",\n";
+  }
+  fprintf(fp, "%s],\n", sep[0] == ',' ? "\n  " : "");
+}
+
 static int run_check(const char *dir) {
   pm_check_stats_t st;
   int ierr = pm_check_partition(dir, &st);
@@ -90,6 +131,7 @@ static int run_check(const char *dir) {
   printf("%s: ok: %d parts, %" PRId64 " nodes, %" PRId64 " elements, %" PRId64 " external nodes, %" PRId64
          " exported items; every node has one owner and every export list matches its import list\n",
          dir, st.nparts, st.global_nodes, st.global_elems, st.external_nodes, st.exchanged_items);
+  print_quality(&st.quality);
   return EXIT_SUCCESS;
 }
 
@@ -227,6 +269,7 @@ typedef struct work {
   pm_meta_t meta;
   uint64_t checksum, fp;
   int64_t edgecut;
+  pm_quality_t quality; /* of the input mesh's cells */
   int big;
   double t0, total;
 } work_t;
@@ -261,11 +304,11 @@ static int stage_read(work_t *w, pm_order_t order, int order_auto) {
     fprintf(stderr,
             "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64 ") were dropped; %" PRId64
             " lower-dimension element(s) on them were dropped too\n",
-            w->a->mesh_path, m->n_dropped_nodes, m->dim == 3   ? "tetrahedron, hexahedron or prism"
-                                           : m->dim == 2 ? "triangle or quadrangle"
-                                                         : "line",
-            m->first_dropped_gid,
-            m->n_dropped_entries);
+            w->a->mesh_path, m->n_dropped_nodes,
+            m->dim == 3   ? "tetrahedron, hexahedron or prism"
+            : m->dim == 2 ? "triangle or quadrangle"
+                          : "line",
+            m->first_dropped_gid, m->n_dropped_entries);
   if (w->big)
     fprintf(stderr, "partition: read %" PRId64 " nodes in %.2f s; building the graph\n", m->n_nodes,
             w->st[ST_READ].seconds);
@@ -400,6 +443,7 @@ static void print_report(const work_t *w, int64_t mn, double avg, int64_t mx, do
   for (int g = 0; g < mesh->n_groups; g++)
     printf("  group %-16s %dD, %" PRId64 " %s, %" PRId64 " nodes\n", mesh->groups[g].name, mesh->groups[g].dim,
            group_count(mesh, g), group_items(mesh, g), mesh->groups[g].n_nodes);
+  print_quality(&w->quality);
   printf("%6s %10s %10s %8s %10s %6s %10s %10s\n", "rank", "internal", "external", "aux", "elements", "neib", "import",
          "export");
   for (int r = 0; r < w->opt.nparts; r++)
@@ -440,7 +484,9 @@ static int write_summary(const work_t *w, int64_t mn, double avg, int64_t mx, do
     fprintf(fp_, ", \"dim\": %d, \"%s\": %" PRId64 ", \"nodes\": %" PRId64 "}%s\n", mesh->groups[g].dim,
             group_items(mesh, g), group_count(mesh, g), mesh->groups[g].n_nodes, g + 1 < mesh->n_groups ? "," : "");
   }
-  fprintf(fp_, "  ],\n  \"ranks\": [\n");
+  fprintf(fp_, "  ],\n");
+  write_quality(fp_, &w->quality);
+  fprintf(fp_, "  \"ranks\": [\n");
   for (int r = 0; r < nparts; r++)
     fprintf(fp_,
             "    {\"rank\": %d, \"internal\": %" PRId64 ", \"external\": %" PRId64 ", \"aux\": %" PRId64
@@ -458,7 +504,7 @@ static int write_summary(const work_t *w, int64_t mn, double avg, int64_t mx, do
 }
 
 /* The report on stdout and in --summary. */
-static int report(const work_t *w) {
+static int report(work_t *w) {
   int64_t mn = INT64_MAX, mx = 0, sum = 0;
   for (int r = 0; r < w->opt.nparts; r++) {
     if (w->rs[r].internal < mn) mn = w->rs[r].internal;
@@ -466,6 +512,12 @@ static int report(const work_t *w) {
     sum += w->rs[r].internal;
   }
   double avg = (double)sum / w->opt.nparts, imbalance = (double)mx / avg;
+  pm_quality_init(&w->quality);
+  int ierr = !w->a->quiet || w->a->summary ? pm_mesh_quality(w->mesh, &w->quality) : 0;
+  if (ierr) {
+    pm_tool_report(tool, ierr);
+    return -1;
+  }
   if (!w->a->quiet) print_report(w, mn, avg, mx, imbalance);
   return w->a->summary ? write_summary(w, mn, avg, mx, imbalance) : 0;
 }

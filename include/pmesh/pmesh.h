@@ -34,6 +34,7 @@
 #include "pmesh/pm_partition.h"
 #include "pmesh/pm_pc.h"
 #include "pmesh/pm_problem.h"
+#include "pmesh/pm_quality.h"
 #include "pmesh/pm_refine.h"
 #include "pmesh/pm_refine_run.h"
 #include "pmesh/pm_run.h"

@@ -13,6 +13,7 @@
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_meta.h"
+#include "pmesh/pm_quality.h"
 
 /* Owner of a global id: binary search in (gid, rank) pairs sorted by gid. */
 typedef struct owner_map {
@@ -60,8 +61,8 @@ static int check_cell_dims(const char *path, const pm_meta_t *meta, const pm_loc
       const pm_cell_t *c = pm_cell_gmsh(l->groups[g].face_type[f]);
       PM_CHECK(c && c->dim == meta->dim - 1, PM_ERR_INCONSISTENT,
                "%s: #GROUP '%s' face %d has type %d (a %s), but a face of a %dD mesh has dimension %d", path,
-               l->groups[g].name, f + 1, l->groups[g].face_type[f], c ? c->name : "type pmesh does not read",
-               meta->dim, meta->dim - 1);
+               l->groups[g].name, f + 1, l->groups[g].face_type[f], c ? c->name : "type pmesh does not read", meta->dim,
+               meta->dim - 1);
     }
   return PM_OK;
 }
@@ -199,10 +200,20 @@ static int check_tables(const char *dir, const char *path, pm_local_t **loc, int
   return PM_OK;
 }
 
+/* The shape of element e of a local mesh into q. */
+static void measure_element(const pm_local_t *a, int32_t e, pm_quality_t *q) {
+  const pm_cell_t *cell = pm_cell_gmsh(a->elem_type[e]);
+  if (!cell || cell->dim < 2 || a->elem_ptr[e + 1] - a->elem_ptr[e] != cell->n_verts) return;
+  double x[PM_CELL_MAX_VERTS][3];
+  for (int i = 0; i < cell->n_verts; i++)
+    memcpy(x[i], a->xyz + 3 * (size_t)a->elem_node[a->elem_ptr[e] + i], sizeof x[i]);
+  pm_quality_add(q, cell->type, pm_cell_quality(cell, (const double(*)[3])x));
+}
+
 /* Rank r's elements (file `path`): each touches an internal node and is owned by the owner of
- * its lowest node; the global indices of those r owns are appended to eidx. */
+ * its lowest node; the global indices of those r owns are appended to eidx, their shapes to q. */
 static int check_elements(const char *path, const pm_meta_t *meta, const pm_local_t *a, int r, const owner_map_t *om,
-                          int64_t *eidx, int64_t *nelem_owned) {
+                          int64_t *eidx, int64_t *nelem_owned, pm_quality_t *q) {
   for (int32_t e = 0; e < a->n_elems; e++) {
     int64_t gmin = INT64_MAX;
     int touches = 0;
@@ -221,6 +232,7 @@ static int check_elements(const char *path, const pm_meta_t *meta, const pm_loca
                "%s: #ELEMENT %d: more owned elements than global_elements %lld", path, e + 1,
                (long long)meta->global_elems);
       eidx[(*nelem_owned)++] = a->elem_index[e];
+      measure_element(a, e, q);
     }
   }
   return PM_OK;
@@ -263,11 +275,12 @@ static int check_all(const char *dir, const pm_meta_t *meta, pm_local_t **loc, p
                (long long)meta->global_elems, P, (long long)nelem_listed);
   PM_TRY(PM_MALLOC(eidx, meta->global_elems, "element index check"));
   st->external_nodes = st->exchanged_items = 0;
+  pm_quality_init(&st->quality);
   for (int r = 0; r < P; r++) {
     PM_TRY(pm_local_path(dir, r, path, sizeof path));
     PM_TRY(check_tables(dir, path, loc, r, &om, st));
     st->external_nodes += loc[r]->n_total - loc[r]->n_internal;
-    PM_TRY(check_elements(path, meta, loc[r], r, &om, eidx, &nelem_owned));
+    PM_TRY(check_elements(path, meta, loc[r], r, &om, eidx, &nelem_owned, &st->quality));
   }
   PM_TRY(check_owned(dir, meta, eidx, nelem_owned));
   /* The mesh fingerprint partition stored (version 2) is the one these files give. */
