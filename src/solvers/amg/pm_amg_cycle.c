@@ -133,11 +133,9 @@ int pm_amg_level_values(pm_amg_hier_t *h, int l) {
   if (lv->p) PM_CALL(single ? level_row_weights_s(lv) : level_row_weights_d(lv));
   PM_CALL(single ? level_values_s(lv, 1) : level_values_d(lv, 0));
   if (!lv->p) return PM_OK;
-  int32_t ncol = lv->xdm ? lv->xdm->ncol : h->lev[l + 1].dm->ncol;
-  PM_CALL(single ? level_transpose_s(lv, ncol) : level_transpose_d(lv, ncol));
-  /* What the cycle does not read goes: P's global ids and, in single, the double values of P
-   * and of the levels the hierarchy made (not the caller's, nor the coarsest, still to be
-   * factored). */
+  /* What the cycle does not read goes, before P^T is built beside it: P's global ids and, in
+   * single, the double values of P (copied or reduced to row weights above) and of the levels
+   * the hierarchy made (not the caller's, nor the coarsest, still to be factored). */
   free(lv->p->gcol);
   lv->p->gcol = NULL;
   if (single) {
@@ -150,7 +148,8 @@ int pm_amg_level_values(pm_amg_hier_t *h, int l) {
       lv->own->d = NULL;
     }
   }
-  return PM_OK;
+  int32_t ncol = lv->xdm ? lv->xdm->ncol : h->lev[l + 1].dm->ncol;
+  return single ? level_transpose_s(lv, ncol) : level_transpose_d(lv, ncol);
 }
 
 /* ---------------------------------------------------------------- the coarsest level */
