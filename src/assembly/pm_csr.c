@@ -102,42 +102,41 @@ cleanup:
   return ierr;
 }
 
-/* Whether vertices a and b of cell c are joined by one of its edges. */
-static int joined(const pm_cell_t *c, int a, int b) {
-  for (int k = 0; k < c->n_edges; k++)
-    if ((c->edge[k][0] == a && c->edge[k][1] == b) || (c->edge[k][0] == b && c->edge[k][1] == a)) return 1;
-  return 0;
+/* Column col of row i, once: stamp[col] == i marks a column already met; out == NULL only
+ * counts. */
+static inline int32_t add_column(int32_t i, int32_t col, int32_t *stamp, int32_t *out, int32_t m) {
+  if (stamp[col] == i) return m;
+  stamp[col] = i;
+  if (out) out[m] = col;
+  return m + 1;
 }
 
 /* The distinct neighbours of row i (not i itself): the other vertices of its elements, or
- * (edges_only) those joined to it by an edge of the cell table.  stamp[col] == i marks a column
- * already met; out == NULL only counts. */
+ * (edges_only) those joined to it by an edge of the cell table.  Returns their number. */
 static int32_t row_columns(const pm_local_t *l, int edges_only, int32_t i, const int32_t *elems, int32_t ne,
                            int32_t *stamp, int32_t *out) {
   int32_t m = 0;
   stamp[i] = i;
   for (int32_t q = 0; q < ne; q++) {
-    int32_t e = elems[q], k0 = l->elem_ptr[e];
+    int32_t e = elems[q], k0 = l->elem_ptr[e], nv = l->elem_ptr[e + 1] - k0;
     const int32_t *node = l->elem_node + k0;
+    if (!edges_only) {
+      for (int32_t v = 0; v < nv; v++) m = add_column(i, node[v], stamp, out, m);
+      continue;
+    }
     const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
-    int nv = (int)(l->elem_ptr[e + 1] - k0);
-    for (int me = 0; me < nv; me++) {
-      if (node[me] != i) continue;
-      for (int v = 0; v < nv; v++) {
-        if (edges_only && !joined(c, me, v)) continue;
-        int32_t col = node[v];
-        if (stamp[col] == i) continue;
-        stamp[col] = i;
-        if (out) out[m] = col;
-        m++;
-      }
+    for (int k = 0; k < c->n_edges; k++) {
+      int32_t a = node[c->edge[k][0]], b = node[c->edge[k][1]];
+      if (a == i) m = add_column(i, b, stamp, out, m);
+      if (b == i) m = add_column(i, a, stamp, out, m);
     }
   }
   return m;
 }
 
-/* Rows from the elements of each node: a count, then the fill of exactly that many columns, so
- * no list of element pairs (about 5x the final pattern on tetrahedra) is ever held. */
+/* Rows from the elements of each node, each row's distinct columns written once into a column
+ * array grown as it fills, so no list of element pairs (about 5x the final pattern on
+ * tetrahedra) is ever held. */
 int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   int ierr = PM_OK;
   pm_csr_t *a = NULL;
@@ -153,23 +152,31 @@ int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   PM_TRY(PM_MALLOC(stamp, (size_t)nst + 1, "matrix column marks"));
   for (int32_t c = 0; c < nst; c++) stamp[c] = -1;
   PM_TRY(PM_MALLOC(a->index, (size_t)n + 1, "matrix index"));
-  a->index[0] = 0;
-  for (int32_t i = 0; i < n; i++)
-    a->index[i + 1] = a->index[i] + row_columns(l, edges_only, i, elems + ptr[i], ptr[i + 1] - ptr[i], stamp, NULL);
-  PM_TRY(PM_MALLOC(a->item, (size_t)a->index[n] + 1, "matrix columns"));
-  for (int32_t c = 0; c < nst; c++) stamp[c] = -1;
+  size_t cap = 16 * (size_t)n + PM_CELL_MAX_VERTS; /* a tetrahedral row's ~13, grown for more */
+  PM_TRY(PM_MALLOC(a->item, cap, "matrix columns"));
   /* Columns sorted by global id; they must be internal or external. */
+  size_t w = 0;
   for (int32_t i = 0; i < n; i++) {
-    int32_t b = a->index[i];
-    int32_t m = row_columns(l, edges_only, i, elems + ptr[i], ptr[i + 1] - ptr[i], stamp, a->item + b);
-    sort_unique(a->item + b, m, l->gid);
+    size_t bound = (size_t)(ptr[i + 1] - ptr[i]) * PM_CELL_MAX_VERTS;
+    if (w + bound > cap) {
+      cap = w + bound > cap / 2 * 3 ? w + bound : cap / 2 * 3;
+      PM_TRY(PM_REALLOC(a->item, cap, "matrix columns"));
+    }
+    int32_t m = row_columns(l, edges_only, i, elems + ptr[i], ptr[i + 1] - ptr[i], stamp, a->item + w);
+    sort_unique(a->item + w, m, l->gid);
     for (int32_t k = 0; k < m; k++)
-      PM_TRY_CHECK(a->item[b + k] < np, PM_ERR_INCONSISTENT,
+      PM_TRY_CHECK(a->item[w + k] < np, PM_ERR_INCONSISTENT,
                    "row of node %lld couples to node %lld, which is neither internal nor external here: the partition "
                    "was made with the edge halo (nodes joined by an edge) but the scheme needs the element halo (nodes "
                    "sharing an element)",
-                   (long long)l->gid[i], (long long)l->gid[a->item[b + k]]);
+                   (long long)l->gid[i], (long long)l->gid[a->item[w + k]]);
+    PM_TRY_CHECK(w + (size_t)m <= INT32_MAX, PM_ERR_MEMORY, "the local matrix has more than %d entries",
+                 (int)INT32_MAX);
+    a->index[i] = (int32_t)w;
+    w += (size_t)m;
   }
+  a->index[n] = (int32_t)w;
+  PM_TRY(PM_REALLOC(a->item, w + 1, "matrix columns"));
   free(elems);
   free(ptr);
   free(stamp);
