@@ -503,8 +503,10 @@ int main(int argc, char **argv) {
     for (int kind = 0; kind < 3; kind++) {
       char name[64];
       snprintf(name, sizeof name, "box_%s_np%d.msh", kind == 0 ? "tet" : kind == 1 ? "hex" : "prism", g_size);
-      pm_gen_t gen = {.kind = PM_GEN_BOX, .nx = 5, .ny = 4, .nz = 6, .lx = 1, .ly = 1, .lz = 1, .tet = kind == 0,
-                      .prism = kind == 2};
+      pm_gen_t gen = {.kind = PM_GEN_BOX};
+      gen.nx = 5, gen.ny = 4, gen.nz = 6;
+      gen.lx = gen.ly = gen.lz = 1;
+      gen.tet = kind == 0, gen.prism = kind == 2;
       if (g_rank == 0) OK(pm_gen_save(name, &gen));
       MPI_Barrier(MPI_COMM_WORLD);
       test_mesh(dir, name, PM_ADJACENCY_ELEMENT);

@@ -87,8 +87,8 @@ int pm_amg_precision_parse(const char *name, pm_amg_precision_t *p) {
       *p = (pm_amg_precision_t)k;
       return PM_OK;
     }
-  return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "unknown AMG cycle precision '%s': expected single, double or mixed",
-                      name ? name : "(null)");
+  return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                      "unknown AMG cycle precision '%s': expected single, double or mixed", name ? name : "(null)");
 }
 
 /* ---------------------------------------------------------------- set-up */
