@@ -72,87 +72,123 @@ cleanup:
   return ierr;
 }
 
-/* The couplings of one cell with vertices node[]: every pair of its vertices, or (edges_only) the
- * pairs joined by one of its edges in the table.  Counts them into cnt[row] for the internal rows
- * (< n), and when index is given also writes them at item[index[row] + cnt[row]]. */
-static void pairs(const pm_cell_t *c, int edges_only, const int32_t *node, int32_t n, int32_t *cnt,
-                  const int32_t *index, int32_t *item) {
-  int np = edges_only ? c->n_edges : c->n_verts * (c->n_verts - 1) / 2;
-  for (int k = 0, i = 0, j = 1; k < np; k++) {
-    int a = edges_only ? c->edge[k][0] : i, b = edges_only ? c->edge[k][1] : j;
-    if (!edges_only && ++j == c->n_verts) j = ++i + 1;
-    for (int s = 0; s < 2; s++) {
-      int32_t r = node[s ? b : a], col = node[s ? a : b];
-      if (r >= n) continue;
-      if (index) item[index[r] + cnt[r]] = col;
-      cnt[r]++;
-    }
+/* The elements of each internal node: a node-to-element transpose restricted to rows < n
+ * (*ptr: [n+1], *list: the element indices of row i at [ptr[i], ptr[i+1])).  Checks every
+ * element against the cell table on the way. */
+static int row_elements(const pm_local_t *l, int32_t n, int32_t **ptr, int32_t **list) {
+  int ierr = PM_OK;
+  int32_t *p = NULL, *e_of = NULL;
+  PM_TRY(PM_CALLOC(p, (size_t)n + 2, "matrix row elements"));
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
+    int32_t k0 = l->elem_ptr[e], nv = l->elem_ptr[e + 1] - k0;
+    PM_TRY_CHECK(c && c->n_verts == nv, PM_ERR_FORMAT, "element %lld: type %d with %d nodes is no cell of the table",
+                 (long long)l->elem_gid[e], l->elem_type[e], (int)nv);
+    for (int32_t k = k0; k < k0 + nv; k++)
+      if (l->elem_node[k] < n) p[l->elem_node[k] + 2]++;
   }
+  for (int32_t i = 0; i < n; i++) p[i + 2] += p[i + 1];
+  PM_TRY(PM_MALLOC(e_of, (size_t)p[n + 1] + 1, "matrix row elements"));
+  /* p[i + 1] is row i's next free place; once filled it is row i + 1's start. */
+  for (int32_t e = 0; e < l->n_elems; e++)
+    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++)
+      if (l->elem_node[k] < n) e_of[p[l->elem_node[k] + 1]++] = e;
+  *ptr = p;
+  *list = e_of;
+  p = e_of = NULL;
+cleanup:
+  free(p);
+  free(e_of);
+  return ierr;
 }
 
+/* Column col of row i, once: stamp[col] == i marks a column already met; out == NULL only
+ * counts. */
+static inline int32_t add_column(int32_t i, int32_t col, int32_t *stamp, int32_t *out, int32_t m) {
+  if (stamp[col] == i) return m;
+  stamp[col] = i;
+  if (out) out[m] = col;
+  return m + 1;
+}
+
+/* The distinct neighbours of row i (not i itself): the other vertices of its elements, or
+ * (edges_only) those joined to it by an edge of the cell table.  Returns their number. */
+static int32_t row_columns(const pm_local_t *l, int edges_only, int32_t i, const int32_t *elems, int32_t ne,
+                           int32_t *stamp, int32_t *out) {
+  int32_t m = 0;
+  stamp[i] = i;
+  for (int32_t q = 0; q < ne; q++) {
+    int32_t e = elems[q], k0 = l->elem_ptr[e], nv = l->elem_ptr[e + 1] - k0;
+    const int32_t *node = l->elem_node + k0;
+    if (!edges_only) {
+      for (int32_t v = 0; v < nv; v++) m = add_column(i, node[v], stamp, out, m);
+      continue;
+    }
+    const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
+    for (int k = 0; k < c->n_edges; k++) {
+      int32_t a = node[c->edge[k][0]], b = node[c->edge[k][1]];
+      if (a == i) m = add_column(i, b, stamp, out, m);
+      if (b == i) m = add_column(i, a, stamp, out, m);
+    }
+  }
+  return m;
+}
+
+/* Rows from the elements of each node, each row's distinct columns written once into a column
+ * array grown as it fills, so no list of element pairs (about 5x the final pattern on
+ * tetrahedra) is ever held. */
 int pm_csr_create(const pm_local_t *l, int edges_only, pm_csr_t **csr) {
   int ierr = PM_OK;
   pm_csr_t *a = NULL;
-  int32_t *cnt = NULL, *stamp = NULL;
-  int32_t n = l->n_internal, np = l->n_total;
+  int32_t *ptr = NULL, *elems = NULL, *stamp = NULL;
+  int32_t n = l->n_internal, np = l->n_total, nst = l->n_total + l->n_aux;
   *csr = NULL;
   PM_CHECK(l->has_mesh, PM_ERR_ARG,
            "the local mesh has no elements (a lecture table file, or elements released by pm_local_release)");
   PM_TRY(PM_CALLOC(a, 1, "matrix"));
   a->n = n;
   a->ncol = np;
-  /* Upper bound of each row's length: the element pairs it appears in. */
-  PM_TRY(PM_CALLOC(cnt, n + 1, "matrix rows"));
-  for (int32_t e = 0; e < l->n_elems; e++) {
-    const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);
-    int32_t k0 = l->elem_ptr[e], nv = l->elem_ptr[e + 1] - k0;
-    PM_TRY_CHECK(c && c->n_verts == nv, PM_ERR_FORMAT, "element %lld: type %d with %d nodes is no cell of the table",
-                 (long long)l->elem_gid[e], l->elem_type[e], (int)nv);
-    pairs(c, edges_only, l->elem_node + k0, n, cnt, NULL, NULL);
-  }
-  PM_TRY(PM_MALLOC(a->index, n + 1, "matrix index"));
-  a->index[0] = 0;
-  for (int32_t i = 0; i < n; i++) a->index[i + 1] = a->index[i] + cnt[i];
-  PM_TRY(PM_MALLOC(a->item, a->index[n], "matrix columns"));
-  memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
-  for (int32_t e = 0; e < l->n_elems; e++)
-    pairs(pm_cell_gmsh(l->elem_type[e]), edges_only, l->elem_node + l->elem_ptr[e], n, cnt, a->index, a->item);
-  /* Compact: sorted by global id, unique, no diagonal; columns must be internal or external.
-   * Duplicates (a neighbour appears once per element the two share) go first, by local index
-   * with a stamp per column, so the sort by global id sees each column once. */
-  int32_t w = 0, nst = l->n_total + l->n_aux;
-  PM_TRY(PM_MALLOC(stamp, (size_t)nst + 1, "matrix rows"));
+  PM_TRY(row_elements(l, n, &ptr, &elems));
+  PM_TRY(PM_MALLOC(stamp, (size_t)nst + 1, "matrix column marks"));
   for (int32_t c = 0; c < nst; c++) stamp[c] = -1;
+  PM_TRY(PM_MALLOC(a->index, (size_t)n + 1, "matrix index"));
+  size_t cap = 16 * (size_t)n + PM_CELL_MAX_VERTS; /* a tetrahedral row's ~13, grown for more */
+  PM_TRY(PM_MALLOC(a->item, cap, "matrix columns"));
+  /* Columns sorted by global id; they must be internal or external. */
+  size_t w = 0;
   for (int32_t i = 0; i < n; i++) {
-    int32_t b = a->index[i], u = 0;
-    for (int32_t k = b; k < a->index[i + 1]; k++) {
-      int32_t c = a->item[k];
-      if (c == i || stamp[c] == i) continue;
-      stamp[c] = i;
-      a->item[b + u++] = c;
+    size_t bound = (size_t)(ptr[i + 1] - ptr[i]) * PM_CELL_MAX_VERTS;
+    if (w + bound > cap) {
+      cap = w + bound > cap / 2 * 3 ? w + bound : cap / 2 * 3;
+      PM_TRY(PM_REALLOC(a->item, cap, "matrix columns"));
     }
-    int32_t m = sort_unique(a->item + b, u, l->gid);
-    a->index[i] = w;
-    for (int32_t k = 0; k < m; k++) {
-      int32_t c = a->item[b + k];
-      if (c == i) continue;
-      PM_TRY_CHECK(c < np, PM_ERR_INCONSISTENT,
+    int32_t m = row_columns(l, edges_only, i, elems + ptr[i], ptr[i + 1] - ptr[i], stamp, a->item + w);
+    sort_unique(a->item + w, m, l->gid);
+    for (int32_t k = 0; k < m; k++)
+      PM_TRY_CHECK(a->item[w + k] < np, PM_ERR_INCONSISTENT,
                    "row of node %lld couples to node %lld, which is neither internal nor external here: the partition "
                    "was made with the edge halo (nodes joined by an edge) but the scheme needs the element halo (nodes "
                    "sharing an element)",
-                   (long long)l->gid[i], (long long)l->gid[c]);
-      a->item[w++] = c;
-    }
+                   (long long)l->gid[i], (long long)l->gid[a->item[w + k]]);
+    PM_TRY_CHECK(w + (size_t)m <= INT32_MAX, PM_ERR_MEMORY, "the local matrix has more than %d entries",
+                 (int)INT32_MAX);
+    a->index[i] = (int32_t)w;
+    w += (size_t)m;
   }
-  a->index[n] = w;
-  PM_TRY(PM_REALLOC(a->item, w, "matrix columns"));
-  PM_TRY(PM_CALLOC(a->amat, w, "matrix values"));
-  PM_TRY(PM_CALLOC(a->d, n, "matrix diagonal"));
+  a->index[n] = (int32_t)w;
+  PM_TRY(PM_REALLOC(a->item, w + 1, "matrix columns"));
+  free(elems);
+  free(ptr);
+  free(stamp);
+  elems = ptr = stamp = NULL;
+  PM_TRY(PM_CALLOC(a->amat, (size_t)a->index[n] + 1, "matrix values"));
+  PM_TRY(PM_CALLOC(a->d, (size_t)n + 1, "matrix diagonal"));
   PM_TRY(pm_csr_build_runs(a));
   *csr = a;
   a = NULL;
 cleanup:
-  free(cnt);
+  free(ptr);
+  free(elems);
   free(stamp);
   pm_csr_destroy(&a);
   return ierr;

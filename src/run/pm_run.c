@@ -356,8 +356,8 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
     ierr = pm_h5_result_create(part->comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &result);
     res->t_output += MPI_Wtime() - t;
     PM_TRY(pm_comm_agree(part->comm, ierr));
-    mark(res, PM_RUN_STAGE_MESH_OUTPUT);
   }
+  mark(res, PM_RUN_STAGE_MESH_OUTPUT); /* without a result, the peak the run started at (not the assembly's) */
   /* The elements' place was for the result's mesh and is for an initial state's file check. */
   int release = opt->release_elements && !pm_value_is_set(opt->exact);
   if (release && !opt->initial.file) pm_local_release(part->local, PM_LOCAL_ELEM_PLACE);

@@ -1,7 +1,8 @@
 /* test_csr.c - self-checking tests of pm_csr: structure, pm_csr_find, the parallel product and
  * the compact copy.  Run under mpiexec at any number of ranks.
  *
- *   test_csr [MESH...]   MESH: bundled meshes by name (default bar square mixed lshape disk_hole),
+ *   test_csr [MESH...]   MESH: bundled meshes by name (default bar square mixed lshape disk_hole
+ *                        cube_hole, then meshgen boxes of tetrahedra, hexahedra and prisms),
  *                        read from $PMESH_MESHES
  *
  * 1. Hand-built local meshes (every rank, alone): the rows of a small mixed mesh whose external
@@ -25,6 +26,7 @@
 
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_gen.h"
 #include "pmesh/pm_halo.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
@@ -293,6 +295,17 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Whether corners a and b of a cell of Gmsh type `type` with nv corners share an edge, from
+ * Gmsh's corner numbering written out here (not the library's cell table): a polygon joins
+ * consecutive corners; every two corners of a tetrahedron; a hexahedron's bottom (0-3) and top
+ * (4-7) quadrangles and its uprights i, i + 4; a prism's two triangles and its uprights i, i + 3. */
+static int gmsh_edge(int type, int nv, int a, int b) {
+  if (type == 4) return 1;
+  if (type == 5) return (a < 4) == (b < 4) ? (a % 4 == (b + 1) % 4 || b % 4 == (a + 1) % 4) : abs(a - b) == 4;
+  if (type == 6) return (a < 3) == (b < 3) || abs(a - b) == 3;
+  return nv <= 2 || b == (a + 1) % nv || a == (b + 1) % nv;
+}
+
 static void global_adjacency(const pm_mesh_t *m, int edges_only, gadj_t *g) {
   int64_t n = m->n_nodes;
   g->ptr = xcalloc((size_t)n + 1, sizeof *g->ptr);
@@ -308,9 +321,8 @@ static void global_adjacency(const pm_mesh_t *m, int edges_only, gadj_t *g) {
     int64_t nv = m->elem_ptr[e + 1] - m->elem_ptr[e];
     for (int64_t a = 0; a < nv; a++)
       for (int64_t b = 0; b < nv; b++) {
-        /* an edge of a polygon joins consecutive corners; a line is one edge */
-        int edge = nv <= 2 || b == (a + 1) % nv || a == (b + 1) % nv;
-        if (b != a && (!edges_only || edge)) g->adj[g->ptr[v[a]] + fill[v[a]]++] = v[b];
+        if (b != a && (!edges_only || gmsh_edge(m->elem_type[e], (int)nv, (int)a, (int)b)))
+          g->adj[g->ptr[v[a]] + fill[v[a]]++] = v[b];
       }
   }
   /* sort, unique, compact */
@@ -372,6 +384,7 @@ static void test_mesh(const char *dir, const char *name, pm_adjacency_t halo) {
   int edges_only = halo == PM_ADJACENCY_EDGE;
   char path[4096], what[256];
   snprintf(path, sizeof path, "%s/%s.msh", dir, name);
+  if (!strncmp(name, "box_", 4)) snprintf(path, sizeof path, "%s", name); /* written by main */
   snprintf(what, sizeof what, "%s, %s, %d ranks", name, edges_only ? "edges only" : "element couplings", g_size);
   pm_mesh_t *m = NULL;
   pm_graph_t graph;
@@ -474,7 +487,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const char *dir = getenv("PMESH_MESHES");
   if (!dir) dir = "meshes";
-  static const char *const defaults[] = {"bar", "square", "mixed", "lshape", "disk_hole"};
+  static const char *const defaults[] = {"bar", "square", "mixed", "lshape", "disk_hole", "cube_hole"};
   int nmesh = argc > 1 ? argc - 1 : (int)(sizeof defaults / sizeof *defaults);
 
   test_hand_structure();
@@ -484,6 +497,23 @@ int main(int argc, char **argv) {
     test_mesh(dir, name, PM_ADJACENCY_ELEMENT);
     test_mesh(dir, name, PM_ADJACENCY_EDGE);
   }
+  /* 3D: meshgen's boxes of tetrahedra, hexahedra and prisms (uneven sizes, so the parts' halos
+   * differ), in files named by kind and job size (the jobs of other sizes run beside this one). */
+  if (argc == 1)
+    for (int kind = 0; kind < 3; kind++) {
+      char name[64];
+      snprintf(name, sizeof name, "box_%s_np%d.msh", kind == 0 ? "tet" : kind == 1 ? "hex" : "prism", g_size);
+      pm_gen_t gen = {.kind = PM_GEN_BOX};
+      gen.nx = 5, gen.ny = 4, gen.nz = 6;
+      gen.lx = gen.ly = gen.lz = 1;
+      gen.tet = kind == 0, gen.prism = kind == 2;
+      if (g_rank == 0) OK(pm_gen_save(name, &gen));
+      MPI_Barrier(MPI_COMM_WORLD);
+      test_mesh(dir, name, PM_ADJACENCY_ELEMENT);
+      test_mesh(dir, name, PM_ADJACENCY_EDGE);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (g_rank == 0) remove(name);
+    }
 
   long fails = 0, checks = 0;
   MPI_Allreduce(&g_fail, &fails, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

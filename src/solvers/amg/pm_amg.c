@@ -17,7 +17,7 @@
 #include "pmesh/pm_error.h"
 
 static const char *const smoother_names[PM_AMG_SMOOTHER_COUNT] = {"chebyshev", "jacobi", "l1-jacobi"};
-static const char *const precision_names[PM_AMG_PRECISION_COUNT] = {"single", "double"};
+static const char *const precision_names[PM_AMG_PRECISION_COUNT] = {"single", "double", "mixed"};
 
 /* Lanczos steps of the eigenvalue estimate: 3-4 per cent below the converged value on the
  * triangle mesh, inside the 10 per cent the smoother's interval allows (PETSc and hypre take 10
@@ -87,8 +87,8 @@ int pm_amg_precision_parse(const char *name, pm_amg_precision_t *p) {
       *p = (pm_amg_precision_t)k;
       return PM_OK;
     }
-  return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "unknown AMG cycle precision '%s': expected single or double",
-                      name ? name : "(null)");
+  return pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                      "unknown AMG cycle precision '%s': expected single, double or mixed", name ? name : "(null)");
 }
 
 /* ---------------------------------------------------------------- set-up */
@@ -179,7 +179,7 @@ static int vec(void **v, size_t n, size_t size, const char *what) {
  * caller's r and z: no x, b there. */
 static int level_work(pm_amg_hier_t *h, int l) {
   pm_amg_level_t *lv = &h->lev[l];
-  size_t m = (size_t)lv->a->ncol + 1, es = h->opt.precision == PM_AMG_SINGLE ? sizeof(float) : sizeof(double);
+  size_t m = (size_t)lv->a->ncol + 1, es = h->opt.precision != PM_AMG_DOUBLE ? sizeof(float) : sizeof(double);
   if (lv->xdm) PM_CALL(vec(&lv->xv, (size_t)lv->xdm->ncol + 1, es, "level transfer vector"));
   if (l > 0 || es == sizeof(float)) {
     PM_CALL(vec(&lv->x, m, es, "level correction"));

@@ -67,7 +67,7 @@ static void smooth_coef_next(smooth_coef_t *c, double *al, double *be) {
 int pm_amg_smoother_setup(pm_amg_hier_t *h, pm_amg_level_t *lv) {
   const pm_csr_t *a = lv->a;
   int32_t n = a->n;
-  int single = h->opt.precision == PM_AMG_SINGLE;
+  int single = h->opt.precision != PM_AMG_DOUBLE;
   PM_CALL(pm_malloc_(&lv->dinv, (size_t)n + 1, single ? sizeof(float) : sizeof(double), "smoother diagonal", __FILE__,
                      __LINE__));
   for (int32_t i = 0; i < n; i++) {
@@ -127,17 +127,15 @@ static int pm_amg_direct_solve(pm_amg_hier_t *h, pm_amg_level_t *lv);
 
 int pm_amg_level_values(pm_amg_hier_t *h, int l) {
   pm_amg_level_t *lv = &h->lev[l];
-  int single = h->opt.precision == PM_AMG_SINGLE;
+  int single = h->opt.precision != PM_AMG_DOUBLE;
   lv->own_values = single;
-  lv->wide = single && l == 0 && h->wide0;
+  lv->wide = single && l == 0 && (h->wide0 || h->opt.precision == PM_AMG_MIXED);
   if (lv->p) PM_CALL(single ? level_row_weights_s(lv) : level_row_weights_d(lv));
   PM_CALL(single ? level_values_s(lv, 1) : level_values_d(lv, 0));
   if (!lv->p) return PM_OK;
-  int32_t ncol = lv->xdm ? lv->xdm->ncol : h->lev[l + 1].dm->ncol;
-  PM_CALL(single ? level_transpose_s(lv, ncol) : level_transpose_d(lv, ncol));
-  /* What the cycle does not read goes: P's global ids and, in single, the double values of P
-   * and of the levels the hierarchy made (not the caller's, nor the coarsest, still to be
-   * factored). */
+  /* What the cycle does not read goes, before P^T is built beside it: P's global ids and, in
+   * single, the double values of P (copied or reduced to row weights above) and of the levels
+   * the hierarchy made (not the caller's, nor the coarsest, still to be factored). */
   free(lv->p->gcol);
   lv->p->gcol = NULL;
   if (single) {
@@ -150,7 +148,8 @@ int pm_amg_level_values(pm_amg_hier_t *h, int l) {
       lv->own->d = NULL;
     }
   }
-  return PM_OK;
+  int32_t ncol = lv->xdm ? lv->xdm->ncol : h->lev[l + 1].dm->ncol;
+  return single ? level_transpose_s(lv, ncol) : level_transpose_d(lv, ncol);
 }
 
 /* ---------------------------------------------------------------- the coarsest level */
@@ -274,7 +273,7 @@ static int pm_amg_direct_solve(pm_amg_hier_t *h, pm_amg_level_t *lv) {
 
 int pm_amg_vcycle(pm_amg_hier_t *h, const double *r, double *z) {
   double t = MPI_Wtime();
-  if (h->opt.precision == PM_AMG_SINGLE) {
+  if (h->opt.precision != PM_AMG_DOUBLE) {
     pm_amg_level_t *lv = &h->lev[0];
     float *b = lv->b, *x = lv->x;
     int32_t n = lv->a->n;
