@@ -152,8 +152,9 @@ static void options_solver(params_t *p, pm_tool_opt_t *t) {
        "                         ranks, eventually one (default 2000; 0: never)\n",
        0},
       {"--amg-precision", X, NULL, 0, 0, NULL, opt_precision,
-       "  --amg-precision P      single|double: the V-cycle's values and vectors (amg and mg; default\n"
-       "                         single: half the bytes per cycle; CG itself stays in double)\n",
+       "  --amg-precision P      single|double|mixed: the V-cycle's values and vectors (amg and mg;\n"
+       "                         default single: half the bytes per cycle; mixed: single, but the\n"
+       "                         finest level reads the double matrix, no float copy; CG stays double)\n",
        0},
       {"--rtol", D, &p->rtol, 0, 1, NULL, NULL,
        "  --rtol EPS             stop when ||r||/||b|| <= EPS (default 1e-8; 0: run --maxit)\n", 0},
