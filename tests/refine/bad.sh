@@ -20,7 +20,7 @@ sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXE
 # The same through solve --refine: refused before anything is written, with the figures.
 sh "$EXPECT_FAIL" "--refine -1: the number of uniform refinements must be 0 (none) or more" 30 \
   "$MPIEXEC" -n 2 "$SOLVE" -p p --refine -1 -o s.h5 || fail "solve --refine -1"
-sh "$EXPECT_FAIL" "--refine 65: each refinement doubles (1D) or quadruples (2D) the mesh: at most 64" 30 \
+sh "$EXPECT_FAIL" "--refine 65: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64" 30 \
   "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 65 -o s.h5 || fail "solve --refine 65"
 sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 14 -o s.h5 \
   --dump-local sr || fail "solve --refine 14"
