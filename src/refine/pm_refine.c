@@ -2,15 +2,17 @@
  * the numbering and owner rules).
  *
  * Each rank lists "candidate" fine nodes from its coarse elements: its coarse nodes, the
- * midpoints of its coarse elements' edges, the centres of its quadrangles.  Owners follow from
- * the rules alone.  A rank owning a node knows everything about it: the owner of an edge's
- * smaller end keeps every element around that end, so it sees all the edges from it, and the
- * owner of a quadrangle keeps it.  The new nodes' indices come from one prefix sum over the
- * coarse nodes (edges counted at their smaller end) and elements (quadrangles), in global
- * order.  Every rank then keeps the children touching a node it owns, and asks the owners of
- * the other nodes they use for their indices and groups: the questions are the import lists and
- * the owners answer them as export lists, in ascending global index, so the tables are mutual
- * by construction. */
+ * midpoints of its coarse elements' edges, the centres of the quadrilateral faces of its 3D
+ * cells and the centres of its quadrangles and hexahedra; the children are the cell-type table's
+ * templates over those (pm_refine_work.h).  Owners follow from the rules alone.  A rank owning
+ * a node knows everything about it: the owner of an edge's smaller end (a face's smallest
+ * vertex) keeps every element around that vertex, so it sees all the edges and faces from it,
+ * and the owner of a cell keeps it.  The new nodes' indices come from one prefix sum over the
+ * coarse nodes (edges and faces counted at their smallest vertex) and elements (cell centres),
+ * in global order.  Every rank then keeps the children touching a node it owns, and asks the
+ * owners of the other nodes they use for their indices and groups: the questions are the import
+ * lists and the owners answer them as export lists, in ascending global index, so the tables
+ * are mutual by construction. */
 #include "pmesh/pm_refine.h"
 
 #include <math.h>
@@ -24,7 +26,6 @@
 #include "pm_refine_work.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_msh.h"
 
 static void work_free(work_t *w) {
   free(w->own);

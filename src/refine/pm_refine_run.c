@@ -16,7 +16,6 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_meta.h"
-#include "pmesh/pm_msh.h"
 #include "pmesh/pm_refine_run.h"
 
 /* The largest cell dimension of the local mesh (1 when it has no elements). */
