@@ -21,8 +21,8 @@
 
 #include "base/pm_scan.h"
 #include "base/pm_util.h"
-#include "pm_refine_comm.h"
 #include "pm_refine_build.h"
+#include "pm_refine_comm.h"
 #include "pm_refine_work.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
@@ -121,7 +121,8 @@ static int tet_variant(const pm_local_t *c, int32_t e, const pm_cell_t *t) {
     int8_t p[PM_CELL_MAX_VERTS];
     int n = pm_cell_refined_parents(t, k, p);
     for (int d = 0; d < 3; d++)
-      x[k][d] = n == 1 ? 2 * c->xyz[3 * (int64_t)v[p[0]] + d] : c->xyz[3 * (int64_t)v[p[0]] + d] + c->xyz[3 * (int64_t)v[p[1]] + d];
+      x[k][d] = n == 1 ? 2 * c->xyz[3 * (int64_t)v[p[0]] + d]
+                       : c->xyz[3 * (int64_t)v[p[0]] + d] + c->xyz[3 * (int64_t)v[p[1]] + d];
   }
   double len[PM_CELL_MAX_VARIANTS], shape[PM_CELL_MAX_VARIANTS];
   int64_t partner[PM_CELL_MAX_VARIANTS];
@@ -276,13 +277,14 @@ static int setup(work_t *w) {
   PM_CALL(make_faces(w));
   PM_CALL(PM_MALLOC(w->elem_cent, (int64_t)c->n_elems + 1, "refinement: centres"));
   w->nq = 0;
-  for (int32_t e = 0; e < c->n_elems; e++) w->elem_cent[e] = cell_has_centre(pm_cell_gmsh(c->elem_type[e])) ? w->nq++ : -1;
+  for (int32_t e = 0; e < c->n_elems; e++)
+    w->elem_cent[e] = cell_has_centre(pm_cell_gmsh(c->elem_type[e])) ? w->nq++ : -1;
   PM_CALL(PM_MALLOC(w->cent_elem, (int64_t)w->nq + 1, "refinement: centres"));
   for (int32_t e = 0; e < c->n_elems; e++)
     if (w->elem_cent[e] >= 0) w->cent_elem[w->elem_cent[e]] = e;
   int64_t nc = (int64_t)w->nv + w->ne + w->nf + w->nq;
-  PM_CHECK(nc <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined local mesh would have %lld nodes: more than %d",
-           w->rank, (long long)nc, INT32_MAX);
+  PM_CHECK(nc <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined local mesh would have %lld nodes: more than %d", w->rank,
+           (long long)nc, INT32_MAX);
   w->nc = (int32_t)nc;
   PM_CALL(PM_MALLOC(w->cown, nc + 1, "refinement: nodes"));
   PM_CALL(PM_MALLOC(w->lid, nc + 1, "refinement: nodes"));
@@ -401,9 +403,8 @@ static int group_bits(work_t *w) {
       const pm_cell_t *t = pm_cell_gmsh(L->face_type[f]);
       const int32_t *v = L->face_node + L->face_ptr[f];
       PM_CHECK(t && t->dim < w->dim && L->face_ptr[f + 1] - L->face_ptr[f] == t->n_verts, PM_ERR_UNSUPPORTED,
-               "rank %d: group '%s' face %d (tag %lld) has type %d with %d nodes: not a facet of %dD elements",
-               w->rank, L->name, f + 1, (long long)L->face_gid[f], L->face_type[f],
-               L->face_ptr[f + 1] - L->face_ptr[f], w->dim);
+               "rank %d: group '%s' face %d (tag %lld) has type %d with %d nodes: not a facet of %dD elements", w->rank,
+               L->name, f + 1, (long long)L->face_gid[f], L->face_type[f], L->face_ptr[f + 1] - L->face_ptr[f], w->dim);
       for (int r = t->n_verts; r < t->n_refined; r++) {
         int32_t k = face_cand(w, t, v, r);
         PM_CHECK(k >= 0, PM_ERR_UNSUPPORTED,

@@ -1,10 +1,11 @@
 /* pm_refine_build.c - the fine local mesh of one refinement level from its numbering
  * (pm_refine.c): nodes and tables, then elements and groups. */
+#include "pm_refine_build.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pm_util.h"
-#include "pm_refine_build.h"
 #include "pmesh/pm_error.h"
 
 /* Nodes (internal by index, externals by owner then index), tables, coordinates.  Local. */

@@ -2,6 +2,8 @@
  * allocated, the level loop, and the dump of a refined partition that `partition --check`
  * reads. */
 #define _POSIX_C_SOURCE 200809L
+#include "pmesh/pm_refine_run.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,12 +13,11 @@
 #include <unistd.h>
 
 #include "base/pm_util.h"
-#include "pmesh/pm_comm.h"
 #include "pmesh/pm_cell.h"
+#include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_meta.h"
-#include "pmesh/pm_refine_run.h"
 
 /* The largest cell dimension of the local mesh (1 when it has no elements). */
 static int local_dim(const pm_local_t *c) {

@@ -40,15 +40,15 @@ typedef struct ext_rec {
 typedef struct work {
   const pm_local_t *c;
   MPI_Comm comm;
-  int rank, P, dim, m, W; /* m: children per element; W: 64-bit words of group bits per node */
-  int64_t N, NE, maxtag;  /* coarse global nodes, elements, largest tag */
-  int32_t nv;             /* coarse local nodes */
-  int32_t *own;           /* [nv] owners of the coarse local nodes */
-  int32_t *eptr, *fptr;   /* [n_elems+1] each element's first edge / quadrilateral face slot */
-  int32_t ne, *slot_edge; /* unique local edges; edge of each element edge slot */
-  edge_rec_t *edge;       /* [ne] sorted by (ka, kb) */
-  int32_t nf, *slot_face; /* unique quadrilateral faces of 3D cells; face of each face slot */
-  face_rec_t *face;       /* [nf] sorted by k[] */
+  int rank, P, dim, m, W;             /* m: children per element; W: 64-bit words of group bits per node */
+  int64_t N, NE, maxtag;              /* coarse global nodes, elements, largest tag */
+  int32_t nv;                         /* coarse local nodes */
+  int32_t *own;                       /* [nv] owners of the coarse local nodes */
+  int32_t *eptr, *fptr;               /* [n_elems+1] each element's first edge / quadrilateral face slot */
+  int32_t ne, *slot_edge;             /* unique local edges; edge of each element edge slot */
+  edge_rec_t *edge;                   /* [ne] sorted by (ka, kb) */
+  int32_t nf, *slot_face;             /* unique quadrilateral faces of 3D cells; face of each face slot */
+  face_rec_t *face;                   /* [nf] sorted by k[] */
   int32_t nq, *elem_cent, *cent_elem; /* cells with a centre: element -> centre (-1), back */
   int8_t *variant;                    /* [n_elems] the tetrahedron's inner diagonal, 0 else */
   int32_t nc;                         /* candidates: nv + ne + nf + nq */

@@ -131,8 +131,9 @@ static void run(MPI_Comm comm, const char *path) {
     }
     pm_refine_parents_destroy(&par);
   }
-  if (g_rank == 0) printf("test_refine3d %s np %d: volume %.6g, elements %lld %lld %lld\n", tu_base(path), P, vol[0],
-                          (long long)ne[0], (long long)ne[1], (long long)ne[2]);
+  if (g_rank == 0)
+    printf("test_refine3d %s np %d: volume %.6g, elements %lld %lld %lld\n", tu_base(path), P, vol[0], (long long)ne[0],
+           (long long)ne[1], (long long)ne[2]);
   for (int k = 0; k < 3; k++) pm_local_destroy(&level[k]);
   pm_mesh_destroy(&m);
   g_what[0] = '\0';
