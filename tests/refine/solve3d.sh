@@ -14,8 +14,9 @@
 #   quality     a sheared box of tetrahedra refined twice: every tetrahedron's inner diagonal
 #               is a shortest one (brute force), the worst radius ratio stays within 2x of the
 #               coarse mesh's, where a fixed diagonal would break it (tet_quality.py)
-#   bad         what 3D refinement refuses (auxiliary nodes of a --halo edge partition) is
-#               refused on every rank with a clear message, before anything is written
+#   bad         what 3D refinement refuses (auxiliary nodes of a --halo edge partition, sizes
+#               past 32-bit local indices or the memory) is refused on every rank with a clear
+#               message, before anything is written
 . "$PMESH_TESTS/common/work.sh"
 PY=python3
 $PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
@@ -145,8 +146,14 @@ bad)
     --refine 1 -o s.h5 || fail "solve --scheme fdm7 --refine 1 of an edge-halo partition"
   sh "$EXPECT_FAIL" "was partitioned with --halo edge" 30 "$MPIEXEC" -n 3 "$SOLVE" -p pe --refine 1 -o s.h5 ||
     fail "solve --refine 1 (FEM) of an edge-halo partition"
+  # Sizes: 8^K per level in 3D, checked before anything is allocated.
+  "$PARTITION" box.msh 2 -o p --quiet
+  sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 10 -o s.h5 ||
+    fail "solve --refine 10 of a 3D box"
+  sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 3 \
+    -o s.h5 || fail "solve --refine 3 of a 3D box in 1 MB"
   [ ! -e re ] && [ ! -e s.h5 ] || fail "a refused refinement wrote a dump or a result"
-  echo "3D edge-halo partitions refused on every rank"
+  echo "3D edge-halo partitions and oversized 3D refinements refused on every rank"
   ;;
 *) fail "unknown case '$1'" ;;
 esac
