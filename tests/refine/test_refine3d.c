@@ -8,7 +8,11 @@
  *     pm_refine_local: every fine element is positively oriented at its corners, the owned
  *     elements' total volume is the coarse mesh's, global element counts are 8^K times, and
  *     every fine node sits at the mean of its coarse parents (1 vertex, 2 edge ends, 4 face
- *     vertices, 8 hexahedron vertices). */
+ *     vertices, 8 hexahedron vertices);
+ *   - groups after one level, against counts from the global mesh's groups: a face group has 4
+ *     times the faces and V + E + Q nodes (its faces' distinct vertices, edges, quadrangles), a
+ *     volume group V + E + FQ + H (its elements' vertices, edges, quadrilateral faces,
+ *     hexahedra). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -101,6 +105,77 @@ static void volume(MPI_Comm comm, const pm_local_t *l, double *vol, int64_t *ne)
   MPI_Allreduce(&n, ne, 1, MPI_INT64_T, MPI_SUM, comm);
 }
 
+static int cmp_key(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  for (int j = 0; j < 4; j++)
+    if (a[j] != b[j]) return a[j] < b[j] ? -1 : 1;
+  return 0;
+}
+
+/* Sorted key of the vertices v[0..n-1] of cell k (node indices of m), padded with -1. */
+static void make_key(const int64_t *nodes, const int8_t *loc, int n, int64_t *key) {
+  for (int j = 0; j < 4; j++) key[j] = j < n ? nodes[loc[j]] : -1;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && key[j - 1] > key[j]; j--) {
+      int64_t t = key[j];
+      key[j] = key[j - 1];
+      key[j - 1] = t;
+    }
+}
+
+/* The refined node count of group G of m, counted from its cells: distinct vertices, edges,
+ * quadrilaterals (faces of a face group; faces of the elements of a volume group) and cells with
+ * a centre (hexahedra). */
+static int64_t group_nodes_expected(const pm_mesh_t *m, const pm_group_t *G) {
+  int volume = G->dim == m->dim;
+  int64_t n = volume ? G->n_elems : G->n_faces, cap = n * PM_CELL_MAX_REFINED + 1, nk = 0, centres = 0;
+  int64_t(*key)[4] = malloc((size_t)cap * sizeof *key);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c = volume ? G->elems[k] : G->faces[k];
+    const pm_cell_t *t = pm_cell_gmsh(volume ? m->elem_type[c] : m->face_type[c]);
+    const int64_t *nodes = volume ? m->elem_node + m->elem_ptr[c] : m->face_node + m->face_ptr[c];
+    int8_t all[PM_CELL_MAX_VERTS];
+    for (int j = 0; j < t->n_verts; j++) all[j] = (int8_t)j;
+    for (int j = 0; j < t->n_verts; j++) make_key(nodes, all + j, 1, key[nk++]);
+    for (int j = 0; j < t->n_edges; j++) make_key(nodes, t->edge[j], 2, key[nk++]);
+    if (t->type == PM_CELL_QUAD) make_key(nodes, all, 4, key[nk++]);
+    for (int f = 0; t->dim == 3 && f < t->n_facets; f++)
+      if (t->facet_type[f] == PM_CELL_QUAD) make_key(nodes, t->facet[f], 4, key[nk++]);
+    centres += t->type == PM_CELL_HEX;
+  }
+  qsort(key, (size_t)nk, sizeof *key, cmp_key);
+  int64_t distinct = 0;
+  for (int64_t k = 0; k < nk; k++) distinct += k == 0 || cmp_key(key[k], key[k - 1]) != 0;
+  free(key);
+  return distinct + centres;
+}
+
+/* Groups of the once-refined f against the global mesh m's. */
+static void check_groups(MPI_Comm comm, const pm_mesh_t *m, const pm_local_t *f) {
+  for (int g = 0; g < f->n_groups; g++) {
+    const pm_local_group_t *F = &f->groups[g];
+    const pm_group_t *G = NULL;
+    for (int h = 0; h < m->n_groups; h++)
+      if (!strcmp(m->groups[h].name, F->name)) G = &m->groups[h];
+    EXPECT(G != NULL, "group '%s' is not the mesh's", F->name);
+    if (!G || G->dim < 2) continue;
+    int64_t mine[2] = {0, 0}, all[2];
+    for (int32_t k = 0; k < F->n_nodes; k++) mine[0] += F->nodes[k] < f->n_internal;
+    for (int32_t k = 0; k < F->n_faces; k++) { /* a face counted by the owner of its smallest node */
+      int32_t lo = F->face_node[F->face_ptr[k]];
+      for (int32_t j = F->face_ptr[k]; j < F->face_ptr[k + 1]; j++)
+        if (f->gid[F->face_node[j]] < f->gid[lo]) lo = F->face_node[j];
+      mine[1] += lo < f->n_internal;
+    }
+    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
+    int64_t want = group_nodes_expected(m, G);
+    EXPECT(all[0] == want, "group '%s' (dim %d): %lld refined nodes, expected %lld", F->name, G->dim,
+           (long long)all[0], (long long)want);
+    EXPECT(all[1] == 4 * G->n_faces, "group '%s': %lld refined faces, expected 4 x %lld", F->name, (long long)all[1],
+           (long long)G->n_faces);
+  }
+}
+
 static void run(MPI_Comm comm, const char *path) {
   int P, ierr;
   MPI_Comm_size(comm, &P);
@@ -130,6 +205,7 @@ static void run(MPI_Comm comm, const char *path) {
       }
     }
     pm_refine_parents_destroy(&par);
+    if (K == 1) check_groups(comm, m, f);
   }
   if (g_rank == 0)
     printf("test_refine3d %s np %d: volume %.6g, elements %lld %lld %lld\n", tu_base(path), P, vol[0], (long long)ne[0],
