@@ -410,9 +410,13 @@ static int refine(const params_t *p, pm_partition_t *part) {
    * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
    * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
    * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
-   * Refuse before refining what would not fit, rather than be killed halfway. */
+   * In 3D a row has 15 (tetrahedra) to 27 (hexahedra) entries instead of 7 to 9: about 2.5 times
+   * that (solve --refine 2 of meshgen box 13 13 13 --tet peaks at about 750 bytes per unknown,
+   * the MPI processes' base included).  Refuse before refining what would not fit, rather than
+   * be killed halfway. */
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
-  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0);
+  double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0) *
+                                (p->dim == 3 ? 2.5 : 1.0);
   PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
   PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
   return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;

@@ -147,8 +147,7 @@ static int read_meta(const params_t *p, int nranks, pm_meta_t **meta) {
   return -1;
 }
 
-/* What the mesh's dimension allows: the scheme of that dimension, --area on bars, --refine and
- * --precond mg (over the refinement levels) not yet in 3D. */
+/* What the mesh's dimension allows: the scheme of that dimension, --area on bars. */
 static int check_dim(const pm_tool_opt_t *t, const params_t *p, const pm_meta_t *meta) {
   int dim = meta->dim;
   if (p->scheme == PM_SCHEME_FDM5 && dim != 2)
@@ -161,11 +160,6 @@ static int check_dim(const pm_tool_opt_t *t, const params_t *p, const pm_meta_t 
                          p->dir, dim, dim == 2 ? ": use --scheme fdm5, the 5-point stencil of a grid" : "");
   if (pm_tool_seen(t, "--area") && dim != 1)
     return pm_tool_error(tool, "--area applies to 1D meshes (a bar's cross-section); %s is %dD", p->dir, dim);
-  if (dim == 3 && p->refine > 0)
-    return pm_tool_error(tool,
-                         "--refine %d: %s is 3D, and 3D refinement is not implemented yet (issue 31): refine the "
-                         "mesh before partitioning it (meshgen box with more cells, gmsh -3 with a smaller size)%s",
-                         p->refine, p->dir, p->precond == PRECOND_MG ? "; use --precond amg instead of mg" : "");
   return 0;
 }
 

@@ -112,8 +112,8 @@ int solve_apply_defaults(const pm_tool_opt_t *t, params_t *p, const char *contro
     p->n_dir = 1;
   }
   if (p->precond == PRECOND_AUTO) {
-    /* The unknowns after --refine: each refinement doubles a bar and quadruples a 2D mesh. */
-    double unknowns = (double)meta->global_nodes * pow(meta->dim == 1 ? 2.0 : 4.0, p->refine);
+    /* The unknowns after --refine: each refinement multiplies them by about 2^dim. */
+    double unknowns = (double)meta->global_nodes * pow(meta->dim == 3 ? 8.0 : meta->dim == 2 ? 4.0 : 2.0, p->refine);
     p->precond_auto = 1;
     p->precond = unknowns >= AUTO_AMG_UNKNOWNS && !p->reproducible && !control ? PRECOND_AMG : PRECOND_JACOBI;
   }

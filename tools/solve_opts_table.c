@@ -41,7 +41,7 @@ static int opt_refine(void *ctx, const char *opt, const char *v) {
   /* The size a K allows is checked on the loaded mesh, with the figures; past 64 even 2^K
    * overflows every index type. */
   if (k > 64)
-    return pm_tool_error(tool, "%s %s: each refinement doubles (1D) or quadruples (2D) the mesh: at most 64", opt, v);
+    return pm_tool_error(tool, "%s %s: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64", opt, v);
   ((params_t *)ctx)->refine = (int)k;
   return 0;
 }

@@ -1,32 +1,46 @@
 /* pm_refine.h - parallel uniform refinement of partitioned local meshes.
  *
- * Every rank refines its own local mesh: a line into 2 (its midpoint), a triangle into 4 (edge
- * midpoints), a quadrangle into 4 (edge midpoints and its centre).  The fine mesh never exists
- * in one place; ranks exchange only with their neighbours and through one prefix sum.  Each
- * level is a complete local mesh (pm_local_t) in the lecture's structure, as `partition` writes
- * it, so `partition --check` accepts a dump of it.
+ * Every rank refines its own local mesh with the cell-type table's templates (pmesh/pm_cell.h):
+ * a line into 2 (its midpoint), a triangle into 4 (edge midpoints), a quadrangle into 4 (edge
+ * midpoints and its centre), a tetrahedron into 8 (edge midpoints; its inner octahedron cut along
+ * the shortest of its three diagonals, decided from the element's own coordinates, equal lengths
+ * by the inner children's shape, then by its vertex tags, so every rank decides alike), a
+ * hexahedron into 8 (edge midpoints, face centres, its centre), a prism into 8.  Group faces
+ * split alike (a triangle or quadrangle into 4, a line into 2, a point kept).  The fine mesh
+ * never exists in one place; ranks exchange only with their neighbours and through one prefix
+ * sum.  Each level is a complete local mesh (pm_local_t) in the lecture's structure, as
+ * `partition` writes it, so `partition --check` accepts a dump of it.
  *
  * Numbering (independent of the number of ranks and of the partition):
  *   - a coarse vertex keeps its global id (Gmsh tag) and its index;
- *   - new nodes follow the N coarse nodes: first the midpoints of the coarse edges, in the order
- *     of the edges sorted by (smaller node index, larger node index), then the centres of the
- *     quadrangles in element index order.  New node i (index N + i) gets the tag T + 1 + i, T
- *     the largest coarse tag, so ascending tags remain the global order;
+ *   - new nodes follow the N coarse nodes, counted at coarse node positions then at element
+ *     positions: at each coarse node (ascending index) the midpoints of the edges whose smaller
+ *     end it is, by the larger end's index, then (3D) the centres of the quadrilateral faces of
+ *     3D cells whose smallest vertex it is, by their sorted vertex indices; then the centres of
+ *     the quadrangles and hexahedra in element index order.  (1D and 2D: the edges sorted by
+ *     (smaller, larger index), then the quadrangles' centres.)  New node i (index N + i) gets
+ *     the tag T + 1 + i, T the largest coarse tag, so ascending tags remain the global order;
  *   - child c of coarse element e gets index m*e + c and Gmsh-like tag (t-1)*m + c + 1 from the
- *     coarse tag t, with m = 4 in 2D and 2 in 1D; a child of a face (a boundary line split in
- *     two, or a 1D end point kept as is) likewise, so tags stay unique over elements and faces
- *     (tag 0, a derived "boundary" face, stays 0).
+ *     coarse tag t, with m = 2^dim (8, 4, 2); a child of a face (a boundary triangle or
+ *     quadrangle split in four, a line in two, a 1D end point kept as is) likewise, so tags stay
+ *     unique over elements and faces (tag 0, a derived "boundary" face, stays 0).
  * Owners:
  *   - a coarse vertex keeps its owner;
  *   - an edge midpoint goes to the owner of the edge's end with the smaller global id (in 1D
  *     the line's midpoint: that is the line's owner);
- *   - a quadrangle's centre goes to the element's owner;
+ *   - a face centre goes to the owner of the face's vertex with the smallest global id (that
+ *     rank keeps every element around the vertex, so both cells of the face);
+ *   - a cell centre (quadrangle, hexahedron) goes to the element's owner;
  * and pmesh's partitioning rules hold on every level: a rank keeps every fine element touching
  * one of its internal nodes, and an element (a face) is owned by the rank owning its node with
  * the smallest global id.  Each rank holds at most its part plus its element halo.
  *
- * Supported: partitions with the element halo (`partition --halo element`, FEM, the default);
- * local meshes with auxiliary nodes (`--halo edge` on quadrangles) are refused.
+ * Group membership: a new node on a group face (an edge midpoint, a quadrangle's centre) joins
+ * the face's group; every new node of an element joins the element's groups of its dimension.
+ *
+ * Supported: lines, triangles, quadrangles, tetrahedra, hexahedra, prisms (one dimension per
+ * mesh), partitions with the element halo (`partition --halo element`, FEM, the default); local
+ * meshes with auxiliary nodes (`--halo edge` partitions) are refused.
  *
  * This header is one level (pm_refine.c); pm_refine_run.h refines several levels with the
  * sizes checked first, and gives a refined partition its metadata and its dump. */
@@ -45,7 +59,8 @@ extern "C" {
 
 /** For every fine local node, its coarse parents (local node indices of the coarse mesh): a
  *  vertex has one (itself), an edge midpoint two (the edge's ends, smaller global id first), a
- *  quadrangle's centre four (the element's nodes in its order).  Linear interpolation weights
+ *  face centre of a 3D cell four (by ascending global id), a cell centre four (quadrangle) or
+ *  eight (hexahedron; the element's nodes in its order).  Linear interpolation weights
  *  are 1 / (number of parents): the prolongation of geometric multigrid.  Read-only to callers. */
 typedef struct pm_refine_parents {
   int32_t n;     /* fine local nodes (n_total + n_aux of the fine mesh) */

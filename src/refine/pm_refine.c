@@ -2,35 +2,42 @@
  * the numbering and owner rules).
  *
  * Each rank lists "candidate" fine nodes from its coarse elements: its coarse nodes, the
- * midpoints of its coarse elements' edges, the centres of its quadrangles.  Owners follow from
- * the rules alone.  A rank owning a node knows everything about it: the owner of an edge's
- * smaller end keeps every element around that end, so it sees all the edges from it, and the
- * owner of a quadrangle keeps it.  The new nodes' indices come from one prefix sum over the
- * coarse nodes (edges counted at their smaller end) and elements (quadrangles), in global
- * order.  Every rank then keeps the children touching a node it owns, and asks the owners of
- * the other nodes they use for their indices and groups: the questions are the import lists and
- * the owners answer them as export lists, in ascending global index, so the tables are mutual
- * by construction. */
+ * midpoints of its coarse elements' edges, the centres of the quadrilateral faces of its 3D
+ * cells and the centres of its quadrangles and hexahedra; the children are the cell-type table's
+ * templates over those (pm_refine_work.h).  Owners follow from the rules alone.  A rank owning
+ * a node knows everything about it: the owner of an edge's smaller end (a face's smallest
+ * vertex) keeps every element around that vertex, so it sees all the edges and faces from it,
+ * and the owner of a cell keeps it.  The new nodes' indices come from one prefix sum over the
+ * coarse nodes (edges and faces counted at their smallest vertex) and elements (cell centres),
+ * in global order.  Every rank then keeps the children touching a node it owns, and asks the
+ * owners of the other nodes they use for their indices and groups: the questions are the import
+ * lists and the owners answer them as export lists, in ascending global index, so the tables
+ * are mutual by construction. */
 #include "pmesh/pm_refine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pm_scan.h"
 #include "base/pm_util.h"
-#include "pm_refine_comm.h"
 #include "pm_refine_build.h"
+#include "pm_refine_comm.h"
 #include "pm_refine_work.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
-#include "pmesh/pm_msh.h"
 
 static void work_free(work_t *w) {
   free(w->own);
   free(w->slot_edge);
   free(w->edge);
-  free(w->elem_quad);
-  free(w->quad_elem);
+  free(w->eptr);
+  free(w->fptr);
+  free(w->slot_face);
+  free(w->face);
+  free(w->elem_cent);
+  free(w->cent_elem);
+  free(w->variant);
   free(w->cown);
   free(w->lid);
   free(w->cidx);
@@ -82,59 +89,85 @@ cleanup:
   return ierr;
 }
 
-/* Checks, owners of the coarse nodes, unique edges, quadrangles.  Local. */
-static int setup(work_t *w) {
+static int cmp_face(const void *x, const void *y) {
+  const face_rec_t *a = x, *b = y;
+  int s = cmp_key4(a->k, b->k);
+  return s ? s : (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+/* Shape measure of a tetrahedron (larger is worse; scale-free): the cube root of its squared
+ * edge lengths' sum cubed over its squared volume. */
+static double tet_shape(const double (*x)[3], const int8_t *v) {
+  double e2 = 0, a[3][3];
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++)
+      for (int d = 0; d < 3; d++) e2 += (x[v[i]][d] - x[v[j]][d]) * (x[v[i]][d] - x[v[j]][d]);
+  for (int i = 0; i < 3; i++)
+    for (int d = 0; d < 3; d++) a[i][d] = x[v[i + 1]][d] - x[v[0]][d];
+  double vol = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+               a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  return vol != 0 ? e2 * e2 * e2 / (vol * vol) : INFINITY;
+}
+
+/* The inner diagonal of tetrahedron e: the shortest of the three, from the element's own
+ * coordinates (the same bits on every rank: each refinement point is a sum of the same vertices
+ * in the same order).  Diagonals of equal length (structured meshes) are told apart by the worst
+ * shape of the four inner children they make, and equal shapes by the element's vertex tags: the
+ * diagonal pairing the vertex of smallest tag with the smaller partner tag wins.  Local. */
+static int tet_variant(const pm_local_t *c, int32_t e, const pm_cell_t *t) {
+  const int32_t *v = c->elem_node + c->elem_ptr[e];
+  double x[PM_CELL_MAX_REFINED][3]; /* twice the refinement points: exact sums of two vertices */
+  for (int k = 0; k < t->n_refined; k++) {
+    int8_t p[PM_CELL_MAX_VERTS];
+    int n = pm_cell_refined_parents(t, k, p);
+    for (int d = 0; d < 3; d++)
+      x[k][d] = n == 1 ? 2 * c->xyz[3 * (int64_t)v[p[0]] + d]
+                       : c->xyz[3 * (int64_t)v[p[0]] + d] + c->xyz[3 * (int64_t)v[p[1]] + d];
+  }
+  double len[PM_CELL_MAX_VARIANTS], shape[PM_CELL_MAX_VARIANTS];
+  int64_t partner[PM_CELL_MAX_VARIANTS];
+  int s = 0;
+  for (int j = 1; j < 4; j++)
+    if (c->gid[v[j]] < c->gid[v[s]]) s = j;
+  for (int d = 0; d < t->n_variants; d++) {
+    const double *a = x[t->variant_diagonal[d][0]], *b = x[t->variant_diagonal[d][1]];
+    len[d] = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+    shape[d] = 0;
+    for (int ch = 0; ch < 4; ch++) shape[d] = fmax(shape[d], tet_shape((const double(*)[3])x, t->variant_child[d][ch]));
+    for (int h = 0; h < 2; h++) {
+      int8_t p[PM_CELL_MAX_VERTS];
+      pm_cell_refined_parents(t, t->variant_diagonal[d][h], p);
+      if (p[0] == s || p[1] == s) partner[d] = c->gid[v[p[0] == s ? p[1] : p[0]]];
+    }
+  }
+  int best = 0;
+  for (int d = 1; d < t->n_variants; d++)
+    if (len[d] < len[best] ||
+        (len[d] == len[best] && (shape[d] < shape[best] || (shape[d] == shape[best] && partner[d] < partner[best]))))
+      best = d;
+  return best;
+}
+
+/* Unique edges of the elements, sorted by their ends' global indices.  Local. */
+static int make_edges(work_t *w) {
   const pm_local_t *c = w->c;
   int ierr = PM_OK;
   edge_rec_t *rec = NULL;
-  PM_CHECK(c->has_mesh, PM_ERR_UNSUPPORTED,
-           "rank %d: the local mesh has the lecture's tables only (no coordinates or elements): refinement needs "
-           "pmesh's local files",
-           w->rank);
-  PM_CHECK(c->n_aux == 0, PM_ERR_UNSUPPORTED,
-           "rank %d: the local mesh has %d auxiliary nodes (a --halo edge partition of quadrangles); refinement "
-           "supports element-halo partitions only: partition with --halo element",
-           w->rank, c->n_aux);
-  PM_CHECK(c->rank == w->rank && c->nparts == w->P, PM_ERR_INCONSISTENT,
-           "rank %d of %d holds the local mesh of rank %d of %d", w->rank, w->P, c->rank, c->nparts);
-  w->nv = c->n_total;
-  PM_CALL(PM_MALLOC(w->own, w->nv, "refinement: owners"));
-  for (int32_t i = 0; i < c->n_internal; i++) w->own[i] = w->rank;
-  for (int k = 0; k < c->n_neib; k++)
-    for (int32_t j = c->import_index[k]; j < c->import_index[k + 1]; j++) w->own[c->import_item[j]] = c->neib[k];
-  int dim = 0;
-  int32_t nslot = c->elem_ptr[c->n_elems], nrec = 0;
+  int32_t nrec = w->eptr[c->n_elems];
+  PM_TRY(PM_MALLOC(rec, (int64_t)nrec + 1, "refinement: edges"));
+  PM_TRY(PM_MALLOC(w->slot_edge, (int64_t)nrec + 1, "refinement: edges"));
   for (int32_t e = 0; e < c->n_elems; e++) {
-    int t = c->elem_type[e], ned = type_edges(t), nvert = pm_msh_type_nodes(t);
-    PM_CHECK(ned > 0 && c->elem_ptr[e + 1] - c->elem_ptr[e] == nvert, PM_ERR_UNSUPPORTED,
-             "rank %d: element %d (tag %lld) has type %d: refinement takes lines, triangles and quadrangles "
-             "(3D refinement is not implemented yet, issue 31)",
-             w->rank,
-             e + 1, (long long)c->elem_gid[e], t);
-    int d = t == PM_MSH_LINE ? 1 : 2;
-    PM_CHECK(dim == 0 || d == dim, PM_ERR_UNSUPPORTED, "rank %d: the local mesh mixes lines with 2D cells", w->rank);
-    dim = d;
-    nrec += ned;
-  }
-  w->dim = dim;
-  PM_TRY(PM_MALLOC(rec, nrec, "refinement: edges"));
-  PM_TRY(PM_MALLOC(w->slot_edge, nslot, "refinement: edges"));
-  PM_TRY(PM_MALLOC(w->elem_quad, c->n_elems, "refinement: quadrangles"));
-  nrec = 0;
-  w->nq = 0;
-  for (int32_t e = 0; e < c->n_elems; e++) {
-    int t = c->elem_type[e], nvert = pm_msh_type_nodes(t);
-    int32_t p = c->elem_ptr[e];
-    for (int j = 0; j < type_edges(t); j++) {
-      int32_t a = c->elem_node[p + j], b = c->elem_node[p + (j + 1) % nvert];
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    const int32_t *v = c->elem_node + c->elem_ptr[e];
+    for (int j = 0; j < t->n_edges; j++) {
+      int32_t a = v[t->edge[j][0]], b = v[t->edge[j][1]];
       if (c->node_index[a] > c->node_index[b]) {
         int32_t s = a;
         a = b;
         b = s;
       }
-      rec[nrec++] = (edge_rec_t){c->node_index[a], c->node_index[b], a, b, p + j};
+      rec[w->eptr[e] + j] = (edge_rec_t){c->node_index[a], c->node_index[b], a, b, w->eptr[e] + j};
     }
-    w->elem_quad[e] = t == PM_MSH_QUAD ? w->nq++ : -1;
   }
   PM_TRY(sort_edges(c, rec, nrec));
   w->ne = 0;
@@ -142,55 +175,157 @@ static int setup(work_t *w) {
     if (k == 0 || rec[k].ka != rec[k - 1].ka || rec[k].kb != rec[k - 1].kb) rec[w->ne++] = rec[k];
     w->slot_edge[rec[k].slot] = w->ne - 1;
   }
-  PM_TRY(PM_MALLOC(w->edge, w->ne, "refinement: edges"));
+  PM_TRY(PM_MALLOC(w->edge, (int64_t)w->ne + 1, "refinement: edges"));
   memcpy(w->edge, rec, (size_t)w->ne * sizeof *rec);
-  PM_TRY(PM_MALLOC(w->quad_elem, w->nq, "refinement: quadrangles"));
-  for (int32_t e = 0; e < c->n_elems; e++)
-    if (w->elem_quad[e] >= 0) w->quad_elem[w->elem_quad[e]] = e;
-  int64_t nc = (int64_t)w->nv + w->ne + w->nq;
-  PM_TRY_CHECK(nc <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined local mesh would have %lld nodes: more than %d",
-               w->rank, (long long)nc, INT32_MAX);
-  w->nc = (int32_t)nc;
-  PM_TRY(PM_MALLOC(w->cown, nc, "refinement: nodes"));
-  PM_TRY(PM_MALLOC(w->lid, nc, "refinement: nodes"));
-  PM_TRY(PM_MALLOC(w->cidx, nc, "refinement: nodes"));
-  PM_TRY(PM_CALLOC(w->used, nc, "refinement: nodes"));
-  for (int32_t k = 0; k < w->nv; k++) {
-    w->cown[k] = w->own[k];
-    w->cidx[k] = c->node_index[k];
-  }
-  for (int32_t k = 0; k < w->ne; k++) {
-    w->cown[w->nv + k] = w->own[w->edge[k].a];
-    w->cidx[w->nv + k] = -1;
-  }
-  for (int32_t k = 0; k < w->nq; k++) {
-    w->cown[w->nv + w->ne + k] = c->elem_owner[w->quad_elem[k]];
-    w->cidx[w->nv + w->ne + k] = -1;
-  }
 cleanup:
   free(rec);
   return ierr;
 }
 
+/* Unique quadrilateral faces of the 3D cells, sorted by their vertices' global indices.  Local. */
+static int make_faces(work_t *w) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  face_rec_t *rec = NULL;
+  int32_t nrec = w->fptr[c->n_elems];
+  PM_TRY(PM_MALLOC(rec, (int64_t)nrec + 1, "refinement: faces"));
+  PM_TRY(PM_MALLOC(w->slot_face, (int64_t)nrec + 1, "refinement: faces"));
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    const int32_t *v = c->elem_node + c->elem_ptr[e];
+    int32_t s = w->fptr[e];
+    for (int f = 0; t->dim == 3 && f < t->n_facets; f++) {
+      if (t->facet_type[f] != PM_CELL_QUAD) continue;
+      face_rec_t *r = &rec[s];
+      r->slot = s++;
+      for (int j = 0; j < 4; j++) { /* insertion by global index */
+        int32_t a = v[t->facet[f][j]];
+        int i = j;
+        for (; i > 0 && r->k[i - 1] > c->node_index[a]; i--) {
+          r->k[i] = r->k[i - 1];
+          r->v[i] = r->v[i - 1];
+        }
+        r->k[i] = c->node_index[a];
+        r->v[i] = a;
+      }
+    }
+  }
+  qsort(rec, (size_t)nrec, sizeof *rec, cmp_face);
+  w->nf = 0;
+  for (int32_t k = 0; k < nrec; k++) {
+    if (k == 0 || cmp_key4(rec[k].k, rec[k - 1].k) != 0) rec[w->nf++] = rec[k];
+    w->slot_face[rec[k].slot] = w->nf - 1;
+  }
+  PM_TRY(PM_MALLOC(w->face, (int64_t)w->nf + 1, "refinement: faces"));
+  memcpy(w->face, rec, (size_t)w->nf * sizeof *rec);
+cleanup:
+  free(rec);
+  return ierr;
+}
+
+/* Checks; element types and dimension; edge and face slots; tetrahedra's diagonals.  Local. */
+static int check_cells(work_t *w) {
+  const pm_local_t *c = w->c;
+  PM_CHECK(c->has_mesh, PM_ERR_UNSUPPORTED,
+           "rank %d: the local mesh has the lecture's tables only (no coordinates or elements): refinement needs "
+           "pmesh's local files",
+           w->rank);
+  PM_CHECK(c->n_aux == 0, PM_ERR_UNSUPPORTED,
+           "rank %d: the local mesh has %d auxiliary nodes (a --halo edge partition); refinement supports "
+           "element-halo partitions only: partition with --halo element",
+           w->rank, c->n_aux);
+  PM_CHECK(c->rank == w->rank && c->nparts == w->P, PM_ERR_INCONSISTENT,
+           "rank %d of %d holds the local mesh of rank %d of %d", w->rank, w->P, c->rank, c->nparts);
+  PM_CALL(PM_MALLOC(w->eptr, (int64_t)c->n_elems + 1, "refinement: edges"));
+  PM_CALL(PM_MALLOC(w->fptr, (int64_t)c->n_elems + 1, "refinement: faces"));
+  PM_CALL(PM_CALLOC(w->variant, (int64_t)c->n_elems + 1, "refinement: tetrahedra"));
+  int dim = 0;
+  int64_t ned = 0, nfa = 0;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    PM_CHECK(t && t->dim >= 1 && c->elem_ptr[e + 1] - c->elem_ptr[e] == t->n_verts, PM_ERR_UNSUPPORTED,
+             "rank %d: element %d (tag %lld) has type %d with %d nodes: refinement takes lines, triangles, "
+             "quadrangles, tetrahedra, hexahedra and prisms",
+             w->rank, e + 1, (long long)c->elem_gid[e], c->elem_type[e], c->elem_ptr[e + 1] - c->elem_ptr[e]);
+    PM_CHECK(dim == 0 || t->dim == dim, PM_ERR_UNSUPPORTED,
+             "rank %d: element %d (tag %lld) is a %s among %dD elements: the local mesh mixes dimensions", w->rank,
+             e + 1, (long long)c->elem_gid[e], t->name, dim);
+    dim = t->dim;
+    w->eptr[e] = (int32_t)ned;
+    w->fptr[e] = (int32_t)nfa;
+    ned += t->n_edges;
+    nfa += cell_quad_faces(t);
+    PM_CHECK(ned <= INT32_MAX, PM_ERR_ARG, "rank %d: more than %d element edges", w->rank, INT32_MAX);
+    if (t->n_variants > 0) w->variant[e] = (int8_t)tet_variant(c, e, t);
+  }
+  w->eptr[c->n_elems] = (int32_t)ned;
+  w->fptr[c->n_elems] = (int32_t)nfa;
+  w->dim = dim;
+  return PM_OK;
+}
+
+/* Owners of the coarse nodes, unique edges and faces, centres, candidates.  Local. */
+static int setup(work_t *w) {
+  const pm_local_t *c = w->c;
+  PM_CALL(check_cells(w));
+  w->nv = c->n_total;
+  PM_CALL(PM_MALLOC(w->own, (int64_t)w->nv + 1, "refinement: owners"));
+  for (int32_t i = 0; i < c->n_internal; i++) w->own[i] = w->rank;
+  for (int k = 0; k < c->n_neib; k++)
+    for (int32_t j = c->import_index[k]; j < c->import_index[k + 1]; j++) w->own[c->import_item[j]] = c->neib[k];
+  PM_CALL(make_edges(w));
+  PM_CALL(make_faces(w));
+  PM_CALL(PM_MALLOC(w->elem_cent, (int64_t)c->n_elems + 1, "refinement: centres"));
+  w->nq = 0;
+  for (int32_t e = 0; e < c->n_elems; e++)
+    w->elem_cent[e] = cell_has_centre(pm_cell_gmsh(c->elem_type[e])) ? w->nq++ : -1;
+  PM_CALL(PM_MALLOC(w->cent_elem, (int64_t)w->nq + 1, "refinement: centres"));
+  for (int32_t e = 0; e < c->n_elems; e++)
+    if (w->elem_cent[e] >= 0) w->cent_elem[w->elem_cent[e]] = e;
+  int64_t nc = (int64_t)w->nv + w->ne + w->nf + w->nq;
+  PM_CHECK(nc <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined local mesh would have %lld nodes: more than %d", w->rank,
+           (long long)nc, INT32_MAX);
+  w->nc = (int32_t)nc;
+  PM_CALL(PM_MALLOC(w->cown, nc + 1, "refinement: nodes"));
+  PM_CALL(PM_MALLOC(w->lid, nc + 1, "refinement: nodes"));
+  PM_CALL(PM_MALLOC(w->cidx, nc + 1, "refinement: nodes"));
+  PM_CALL(PM_CALLOC(w->used, nc + 1, "refinement: nodes"));
+  for (int32_t k = 0; k < w->nv; k++) {
+    w->cown[k] = w->own[k];
+    w->cidx[k] = c->node_index[k];
+  }
+  int32_t f0 = w->nv + w->ne, q0 = f0 + w->nf;
+  for (int32_t k = w->nv; k < w->nc; k++) w->cidx[k] = -1;
+  for (int32_t k = 0; k < w->ne; k++) w->cown[w->nv + k] = w->own[w->edge[k].a];
+  for (int32_t k = 0; k < w->nf; k++) w->cown[f0 + k] = w->own[w->face[k].v[0]];
+  for (int32_t k = 0; k < w->nq; k++) w->cown[q0 + k] = c->elem_owner[w->cent_elem[k]];
+  return PM_OK;
+}
+
 /* Global indices of the owned new nodes: one prefix sum over positions 0..N-1 (nodes: the
- * edges at their smaller end) and N..N+NE-1 (elements: 1 for a quadrangle).  Collective. */
+ * edges at their smaller end, then the quadrilateral faces at their smallest vertex) and
+ * N..N+NE-1 (elements: 1 for a cell with a centre).  Collective. */
 static int number_owned(work_t *w) {
   const pm_local_t *c = w->c;
   int ierr = PM_OK;
   int64_t *index = NULL, *count = NULL, *off = NULL, total = 0;
-  int32_t n = 0, nown = 0;
+  int32_t n = 0, nown = 0, *nedge = NULL;
   for (int32_t e = 0; e < c->n_elems; e++) nown += c->elem_owner[e] == w->rank;
-  PM_TRY(PM_MALLOC(index, c->n_internal + nown, "refinement: scan"));
-  PM_TRY(PM_CALLOC(count, c->n_internal + nown, "refinement: scan"));
-  PM_TRY(PM_MALLOC(off, c->n_internal + nown, "refinement: scan"));
+  PM_TRY(PM_MALLOC(index, (int64_t)c->n_internal + nown + 1, "refinement: scan"));
+  PM_TRY(PM_CALLOC(count, (int64_t)c->n_internal + nown + 1, "refinement: scan"));
+  PM_TRY(PM_MALLOC(off, (int64_t)c->n_internal + nown + 1, "refinement: scan"));
+  PM_TRY(PM_CALLOC(nedge, (int64_t)c->n_internal + 1, "refinement: scan"));
   for (int32_t i = 0; i < c->n_internal; i++) index[n++] = c->node_index[i];
-  /* Internal nodes are 0..N-1 in ascending index, so the edges of internal node i (those at
-   * their smaller end) are a run of the sorted edges: count them. */
+  /* Internal nodes are 0..N-1 in ascending index, so the edges (faces) of internal node i (those
+   * at their smallest end) are a run of the sorted edges (faces): count them. */
   for (int32_t k = 0; k < w->ne; k++)
-    if (w->edge[k].a < c->n_internal) count[w->edge[k].a]++;
+    if (w->edge[k].a < c->n_internal) nedge[w->edge[k].a]++;
+  for (int32_t i = 0; i < c->n_internal; i++) count[i] = nedge[i];
+  for (int32_t k = 0; k < w->nf; k++)
+    if (w->face[k].v[0] < c->n_internal) count[w->face[k].v[0]]++;
   for (int32_t e = 0; e < c->n_elems; e++)
     if (c->elem_owner[e] == w->rank) {
-      count[n] = c->elem_type[e] == PM_MSH_QUAD;
+      count[n] = w->elem_cent[e] >= 0;
       index[n++] = w->N + c->elem_index[e];
     }
 cleanup:
@@ -205,16 +340,23 @@ cleanup:
       run = k > 0 && w->edge[k - 1].a == a ? run + 1 : 0;
       w->cidx[w->nv + k] = w->N + off[a] + run;
     }
+    for (int32_t k = 0; k < w->nf; k++) {
+      int32_t a = w->face[k].v[0];
+      if (a >= c->n_internal) continue;
+      run = k > 0 && w->face[k - 1].v[0] == a ? run + 1 : 0;
+      w->cidx[w->nv + w->ne + k] = w->N + off[a] + nedge[a] + run;
+    }
     n = c->n_internal;
     for (int32_t e = 0; e < c->n_elems; e++)
       if (c->elem_owner[e] == w->rank) {
-        if (w->elem_quad[e] >= 0) w->cidx[w->nv + w->ne + w->elem_quad[e]] = w->N + off[n];
+        if (w->elem_cent[e] >= 0) w->cidx[w->nv + w->ne + w->nf + w->elem_cent[e]] = w->N + off[n];
         n++;
       }
   }
   free(index);
   free(count);
   free(off);
+  free(nedge);
   if (ierr) pm_error_trace(__FILE__, __LINE__);
   return ierr;
 }
@@ -222,16 +364,16 @@ cleanup:
 /* Keep every child touching a node this rank owns; mark the nodes kept children use.  Local. */
 static int mark_children(work_t *w) {
   const pm_local_t *c = w->c;
-  PM_CALL(PM_CALLOC(w->keep, (int64_t)c->n_elems * w->m, "refinement: children"));
+  PM_CALL(PM_CALLOC(w->keep, (int64_t)c->n_elems * w->m + 1, "refinement: children"));
   for (int32_t e = 0; e < c->n_elems; e++) {
-    int t = c->elem_type[e], nvert = pm_msh_type_nodes(t);
-    for (int ch = 0; ch < type_children(t); ch++) {
-      const int8_t *ref = child_refs(t, ch);
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    for (int ch = 0; ch < t->n_children; ch++) {
+      const int8_t *ref = cell_child(t, w->variant[e], ch);
       int mine = 0;
-      for (int j = 0; j < nvert; j++) mine |= w->cown[cand_of(w, e, ref[j])] == w->rank;
+      for (int j = 0; j < t->n_verts; j++) mine |= w->cown[cand_of(w, e, ref[j])] == w->rank;
       if (!mine) continue;
       w->keep[(int64_t)e * w->m + ch] = 1;
-      for (int j = 0; j < nvert; j++) w->used[cand_of(w, e, ref[j])] = 1;
+      for (int j = 0; j < t->n_verts; j++) w->used[cand_of(w, e, ref[j])] = 1;
     }
   }
   for (int32_t k = 0; k < w->nc; k++)
@@ -247,32 +389,36 @@ static void set_bit(work_t *w, int32_t k, int g) {
 }
 
 /* Group membership of the candidates: complete for the nodes this rank owns (it has every face
- * and element around them), partial for the others (the owners' answers replace it).  Local. */
+ * and element around them), partial for the others (the owners' answers replace it).  A face's
+ * new refinement points (edge midpoints, a quadrangle's centre) join its group; an element's
+ * (edges, faces, centre) join the groups of its dimension.  Local. */
 static int group_bits(work_t *w) {
   const pm_local_t *c = w->c;
   w->W = (c->n_groups + 63) / 64;
-  PM_CALL(PM_CALLOC(w->cbits, (int64_t)w->nc * w->W, "refinement: group members"));
+  PM_CALL(PM_CALLOC(w->cbits, (int64_t)w->nc * w->W + 1, "refinement: group members"));
   for (int g = 0; g < c->n_groups; g++) {
     const pm_local_group_t *L = &c->groups[g];
     for (int32_t k = 0; k < L->n_nodes; k++) set_bit(w, L->nodes[k], g);
-    if (w->dim == 2 && L->dim == 1)
-      for (int32_t f = 0; f < L->n_faces; f++) {
-        PM_CHECK(L->face_ptr[f + 1] - L->face_ptr[f] == 2, PM_ERR_UNSUPPORTED,
-                 "rank %d: group '%s' face %d (tag %lld) is not a 2-node line", w->rank, L->name, f + 1,
-                 (long long)L->face_gid[f]);
-        int64_t ka = c->node_index[L->face_node[L->face_ptr[f]]], kb = c->node_index[L->face_node[L->face_ptr[f] + 1]];
-        int32_t k = ka < kb ? find_edge(w, ka, kb) : find_edge(w, kb, ka);
+    for (int32_t f = 0; f < L->n_faces; f++) {
+      const pm_cell_t *t = pm_cell_gmsh(L->face_type[f]);
+      const int32_t *v = L->face_node + L->face_ptr[f];
+      PM_CHECK(t && t->dim < w->dim && L->face_ptr[f + 1] - L->face_ptr[f] == t->n_verts, PM_ERR_UNSUPPORTED,
+               "rank %d: group '%s' face %d (tag %lld) has type %d with %d nodes: not a facet of %dD elements", w->rank,
+               L->name, f + 1, (long long)L->face_gid[f], L->face_type[f], L->face_ptr[f + 1] - L->face_ptr[f], w->dim);
+      for (int r = t->n_verts; r < t->n_refined; r++) {
+        int32_t k = face_cand(w, t, v, r);
         PM_CHECK(k >= 0, PM_ERR_UNSUPPORTED,
-                 "rank %d: group '%s' line %lld is not an edge of a triangle or quadrangle: it cannot be refined with "
-                 "the mesh",
-                 w->rank, L->name, (long long)L->face_gid[f]);
-        set_bit(w, w->nv + k, g);
+                 "rank %d: group '%s' %s %lld is not made of the elements' edges and faces: it cannot be refined "
+                 "with the mesh",
+                 w->rank, L->name, t->name, (long long)L->face_gid[f]);
+        set_bit(w, k, g);
       }
+    }
     if (L->dim == w->dim)
       for (int32_t k = 0; k < L->n_elems; k++) {
         int32_t e = L->elems[k];
-        for (int j = 0; j < type_edges(c->elem_type[e]); j++) set_bit(w, cand_of(w, e, REF_E + j), g);
-        if (w->elem_quad[e] >= 0) set_bit(w, cand_of(w, e, REF_C), g);
+        const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+        for (int r = t->n_verts; r < t->n_refined; r++) set_bit(w, cand_of(w, e, r), g);
       }
   }
   return PM_OK;
@@ -295,6 +441,9 @@ static int32_t lookup(const work_t *w, const int64_t *key, const int64_t *qidx, 
   } else if (key[0] == KIND_EDGE) {
     k = find_edge(w, key[1], key[2]);
     if (k >= 0) k += w->nv;
+  } else if (key[0] == KIND_FACE) {
+    k = find_face(w, key + 1);
+    if (k >= 0) k += w->nv + w->ne;
   } else if (key[0] == KIND_CENTRE) {
     int32_t lo = 0, hi = nqo - 1;
     while (lo <= hi) {
@@ -325,46 +474,52 @@ static int exchange(work_t *w) {
       sc[w->cown[k]]++;
       ns++;
     }
-  PM_TRY(PM_MALLOC(keys, 3 * (int64_t)ns, "refinement: requests"));
+  PM_TRY(PM_MALLOC(keys, KEY_WORDS * (int64_t)ns + 1, "refinement: requests"));
   PM_TRY(PM_MALLOC(order, ns, "refinement: requests"));
   fill[0] = 0;
   for (int q = 0; q < P; q++) fill[q + 1] = fill[q] + sc[q];
   for (int32_t k = 0; k < w->nc; k++) {
     if (!w->used[k] || w->cown[k] == w->rank) continue;
     int32_t s = fill[w->cown[k]]++;
-    int64_t *key = keys + 3 * (int64_t)s;
+    int64_t *key = keys + KEY_WORDS * (int64_t)s;
+    int32_t f0 = w->nv + w->ne, q0 = f0 + w->nf;
     order[s] = k;
+    memset(key, 0, KEY_WORDS * sizeof *key);
     if (k < w->nv) {
-      key[0] = KIND_VERTEX, key[1] = c->node_index[k], key[2] = 0;
-    } else if (k < w->nv + w->ne) {
+      key[0] = KIND_VERTEX, key[1] = c->node_index[k];
+    } else if (k < f0) {
       key[0] = KIND_EDGE, key[1] = w->edge[k - w->nv].ka, key[2] = w->edge[k - w->nv].kb;
+    } else if (k < q0) {
+      key[0] = KIND_FACE;
+      memcpy(key + 1, w->face[k - f0].k, 4 * sizeof *key);
     } else {
-      key[0] = KIND_CENTRE, key[1] = c->elem_index[w->quad_elem[k - w->nv - w->ne]], key[2] = 0;
+      key[0] = KIND_CENTRE, key[1] = c->elem_index[w->cent_elem[k - q0]];
     }
   }
-  /* Owned quadrangles by element index, for the questions about centres. */
-  for (int32_t q = 0; q < w->nq; q++) nqo += w->cown[w->nv + w->ne + q] == w->rank;
+  /* Owned centres by element index, for the questions about centres. */
+  int32_t q0 = w->nv + w->ne + w->nf;
+  for (int32_t q = 0; q < w->nq; q++) nqo += w->cown[q0 + q] == w->rank;
   PM_TRY(PM_MALLOC(qidx, nqo, "refinement: quadrangles"));
   PM_TRY(PM_MALLOC(qcand, nqo, "refinement: quadrangles"));
   PM_TRY(PM_MALLOC(qtmp, nqo, "refinement: quadrangles"));
   PM_TRY(PM_MALLOC(qperm, nqo, "refinement: quadrangles"));
   PM_TRY(PM_MALLOC(ctmp, nqo, "refinement: quadrangles"));
   for (int32_t q = 0, n = 0; q < w->nq; q++)
-    if (w->cown[w->nv + w->ne + q] == w->rank) {
-      qtmp[n] = c->elem_index[w->quad_elem[q]];
-      ctmp[n++] = w->nv + w->ne + q;
+    if (w->cown[q0 + q] == w->rank) {
+      qtmp[n] = c->elem_index[w->cent_elem[q]];
+      ctmp[n++] = q0 + q;
     }
   PM_TRY(pm_argsort_i64(qtmp, nqo, qperm));
   for (int32_t i = 0; i < nqo; i++) {
     qidx[i] = qtmp[qperm[i]];
     qcand[i] = ctmp[qperm[i]];
   }
-  if (MPI_Type_contiguous(3, MPI_INT64_T, &tkey) != MPI_SUCCESS || MPI_Type_commit(&tkey) != MPI_SUCCESS ||
+  if (MPI_Type_contiguous(KEY_WORDS, MPI_INT64_T, &tkey) != MPI_SUCCESS || MPI_Type_commit(&tkey) != MPI_SUCCESS ||
       MPI_Type_contiguous(R, MPI_INT64_T, &tans) != MPI_SUCCESS || MPI_Type_commit(&tans) != MPI_SUCCESS)
     PM_TRY_CHECK(0, PM_ERR_MPI, "rank %d: cannot build an MPI datatype", w->rank);
 cleanup:
   ierr = pm_comm_agree(w->comm, ierr);
-  if (!ierr) ierr = pm_refine_alltoallv(w->comm, tkey, 3 * sizeof(int64_t), sc, keys, &rc, (void **)&got);
+  if (!ierr) ierr = pm_refine_alltoallv(w->comm, tkey, KEY_WORDS * sizeof(int64_t), sc, keys, &rc, (void **)&got);
   if (ierr) goto done;
   int64_t nr = 0;
   for (int q = 0; q < P; q++) nr += rc[q];
@@ -374,11 +529,11 @@ cleanup:
   if (!ierr) ierr = PM_MALLOC(w->req_cand, nr, "refinement: answers");
   for (int q = 0, k = 0; !ierr && q < P; q++)
     for (int j = 0; !ierr && j < rc[q]; j++, k++) {
-      const int64_t *key = got + 3 * (int64_t)k;
+      const int64_t *key = got + KEY_WORDS * (int64_t)k;
       int32_t cand = lookup(w, key, qidx, qcand, nqo);
       if (cand < 0 || w->cown[cand] != w->rank) {
         ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
-                            "rank %d: rank %d asks for a refined node (kind %d, %lld, %lld) it does not own: the "
+                            "rank %d: rank %d asks for a refined node (kind %d, %lld, %lld, ...) it does not own: the "
                             "local meshes do not fit together",
                             w->rank, q, (int)key[0], (long long)key[1], (long long)key[2]);
         break;
@@ -429,29 +584,44 @@ uint64_t pm_refine_fingerprint(uint64_t coarse) {
   return pm_fnv1a(coarse, "refine", 6);
 }
 
+/* The coarse parents of candidate k into out[] (at most PM_CELL_MAX_VERTS): a vertex itself, an
+ * edge's ends and a face's vertices by global index, a centre's cell in its vertex order.
+ * Returns their count.  Local. */
+static int cand_parents(const work_t *w, int32_t k, int32_t *out) {
+  const pm_local_t *c = w->c;
+  int32_t f0 = w->nv + w->ne, q0 = f0 + w->nf;
+  if (k < w->nv) {
+    out[0] = k;
+    return 1;
+  }
+  if (k < f0) {
+    out[0] = w->edge[k - w->nv].a;
+    out[1] = w->edge[k - w->nv].b;
+    return 2;
+  }
+  if (k < q0) {
+    memcpy(out, w->face[k - f0].v, 4 * sizeof *out);
+    return 4;
+  }
+  int32_t e = w->cent_elem[k - q0], n = c->elem_ptr[e + 1] - c->elem_ptr[e];
+  memcpy(out, c->elem_node + c->elem_ptr[e], (size_t)n * sizeof *out);
+  return (int)n;
+}
+
 /* Parents: the coarse nodes each fine node (fc: its candidate) interpolates.  Local. */
 static int build_parents(const work_t *w, const pm_local_t *f, const int32_t *fc, pm_refine_parents_t **parents) {
-  const pm_local_t *c = w->c;
   pm_refine_parents_t *pa = NULL;
   int ierr = PM_OK;
+  int32_t tmp[PM_CELL_MAX_VERTS];
+  int64_t total = 0;
+  for (int32_t i = 0; i < f->n_total; i++) total += cand_parents(w, fc[i], tmp);
+  PM_TRY_CHECK(total <= INT32_MAX, PM_ERR_ARG, "rank %d: more than %d refinement parents", w->rank, INT32_MAX);
   PM_TRY(PM_CALLOC(pa, 1, "refinement parents"));
   pa->n = f->n_total;
-  PM_TRY(PM_MALLOC(pa->ptr, pa->n + 1, "refinement parents"));
-  PM_TRY(PM_MALLOC(pa->node, 4 * (int64_t)pa->n, "refinement parents"));
+  PM_TRY(PM_MALLOC(pa->ptr, (int64_t)pa->n + 1, "refinement parents"));
+  PM_TRY(PM_MALLOC(pa->node, total + 1, "refinement parents"));
   pa->ptr[0] = 0;
-  for (int32_t i = 0; i < pa->n; i++) {
-    int32_t k = fc[i], *out = pa->node + pa->ptr[i], np = 0;
-    if (k < w->nv) {
-      out[np++] = k;
-    } else if (k < w->nv + w->ne) {
-      out[np++] = w->edge[k - w->nv].a;
-      out[np++] = w->edge[k - w->nv].b;
-    } else {
-      int32_t e = w->quad_elem[k - w->nv - w->ne];
-      for (int j = 0; j < 4; j++) out[np++] = c->elem_node[c->elem_ptr[e] + j];
-    }
-    pa->ptr[i + 1] = pa->ptr[i] + np;
-  }
+  for (int32_t i = 0; i < pa->n; i++) pa->ptr[i + 1] = pa->ptr[i] + cand_parents(w, fc[i], pa->node + pa->ptr[i]);
   *parents = pa;
   pa = NULL;
 cleanup:
@@ -485,12 +655,12 @@ int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, 
   if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(mx, gmx, 4, MPI_INT64_T, MPI_MAX, comm);
   PM_TRY_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: MPI_Allreduce failed", w.rank);
   PM_TRY_CHECK(gmx[1] == -gmx[2] && gmx[1] > 0, PM_ERR_UNSUPPORTED,
-               "the local meshes mix 1D and 2D elements (rank %d has %dD ones)", w.rank, w.dim);
+               "the local meshes mix dimensions (rank %d has %dD elements)", w.rank, w.dim);
   w.N = gsum[0];
   w.NE = gsum[1];
   w.maxtag = gmx[0];
   w.dim = (int)gmx[1];
-  w.m = w.dim == 2 ? 4 : 2;
+  w.m = 1 << w.dim; /* the table's children per cell: 2, 4, 8 */
   ierr = mark_children(&w);
   if (!ierr) ierr = group_bits(&w);
   ierr = pm_comm_agree(comm, ierr);

@@ -1,10 +1,11 @@
 /* pm_refine_build.c - the fine local mesh of one refinement level from its numbering
  * (pm_refine.c): nodes and tables, then elements and groups. */
+#include "pm_refine_build.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pm_util.h"
-#include "pm_refine_build.h"
 #include "pmesh/pm_error.h"
 
 /* Nodes (internal by index, externals by owner then index), tables, coordinates.  Local. */
@@ -61,12 +62,19 @@ int pm_refine_build_nodes(work_t *w, pm_local_t *f, int32_t **fine_cand) {
     } else if (k < w->nv + w->ne) { /* the same ends in the same order on every rank: the same bits */
       const double *a = c->xyz + 3 * (int64_t)w->edge[k - w->nv].a, *b = c->xyz + 3 * (int64_t)w->edge[k - w->nv].b;
       for (int d = 0; d < 3; d++) x[d] = 0.5 * (a[d] + b[d]);
-    } else {
-      int32_t e = w->quad_elem[k - w->nv - w->ne];
-      const int32_t *v = c->elem_node + c->elem_ptr[e];
+    } else if (k < w->nv + w->ne + w->nf) { /* vertices by global index: the same bits everywhere */
+      const int32_t *v = w->face[k - w->nv - w->ne].v;
       for (int d = 0; d < 3; d++)
         x[d] = 0.25 * (c->xyz[3 * (int64_t)v[0] + d] + c->xyz[3 * (int64_t)v[1] + d] + c->xyz[3 * (int64_t)v[2] + d] +
                        c->xyz[3 * (int64_t)v[3] + d]);
+    } else { /* a cell centre: its vertices in the element's order */
+      int32_t e = w->cent_elem[k - w->nv - w->ne - w->nf], n = c->elem_ptr[e + 1] - c->elem_ptr[e];
+      const int32_t *v = c->elem_node + c->elem_ptr[e];
+      for (int d = 0; d < 3; d++) {
+        double sum = 0;
+        for (int32_t j = 0; j < n; j++) sum += c->xyz[3 * (int64_t)v[j] + d];
+        x[d] = sum / n;
+      }
     }
   }
   /* Neighbours: the owners of the externals and the ranks that asked (the same ranks: both
@@ -119,12 +127,14 @@ cleanup:
 static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t **felem_out) {
   const pm_local_t *c = w->c;
   int64_t nfe = 0, nfn = 0;
-  for (int32_t e = 0; e < c->n_elems; e++)
-    for (int ch = 0; ch < type_children(c->elem_type[e]); ch++)
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    for (int ch = 0; ch < t->n_children; ch++)
       if (w->keep[(int64_t)e * w->m + ch]) {
         nfe++;
-        nfn += pm_msh_type_nodes(c->elem_type[e]);
+        nfn += t->n_verts;
       }
+  }
   PM_CHECK(nfn <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined elements have %lld node entries: more than %d", w->rank,
            (long long)nfn, INT32_MAX);
   f->n_elems = (int32_t)nfe;
@@ -139,19 +149,20 @@ static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t *
   f->elem_ptr[0] = 0;
   int32_t n = 0;
   for (int32_t e = 0; e < c->n_elems; e++) {
-    int t = c->elem_type[e], nvert = pm_msh_type_nodes(t);
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    int nvert = t->n_verts;
     for (int ch = 0; ch < w->m; ch++) {
       int64_t s = (int64_t)e * w->m + ch;
       felem[s] = -1;
-      if (ch >= type_children(t) || !w->keep[s]) continue;
-      const int8_t *ref = child_refs(t, ch);
+      if (ch >= t->n_children || !w->keep[s]) continue;
+      const int8_t *ref = cell_child(t, w->variant[e], ch);
       int32_t p = f->elem_ptr[n], lo = -1;
       for (int j = 0; j < nvert; j++) {
         int32_t k = cand_of(w, e, ref[j]);
         f->elem_node[p + j] = w->lid[k];
         if (lo < 0 || f->gid[w->lid[k]] < f->gid[f->elem_node[p + lo]]) lo = j;
       }
-      f->elem_type[n] = (int8_t)t;
+      f->elem_type[n] = c->elem_type[e];
       f->elem_gid[n] = (c->elem_gid[e] - 1) * w->m + ch + 1;
       f->elem_index[n] = c->elem_index[e] * w->m + ch;
       f->elem_owner[n] = w->cown[fc[f->elem_node[p + lo]]];
@@ -162,38 +173,31 @@ static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t *
   return PM_OK;
 }
 
-/* The faces of coarse group L split into F (end points kept), the children that touch an
- * internal node only.  F's face arrays are allocated for every child.  Local. */
+/* The faces of coarse group L split by the table's templates into F (a line into 2, a
+ * triangle or quadrangle into 4, a point kept), the children that touch an internal node only.
+ * F's face arrays are allocated for every child.  Local. */
 static int group_faces(const work_t *w, const pm_local_group_t *L, pm_local_group_t *F) {
-  const pm_local_t *c = w->c;
   F->face_ptr[0] = 0;
   for (int32_t fa = 0; fa < L->n_faces; fa++) {
     const int32_t *v = L->face_node + L->face_ptr[fa];
-    int nvf = L->face_ptr[fa + 1] - L->face_ptr[fa];
-    int32_t sub[2][2];
-    int nsub = 1;
-    if (nvf == 2) {
-      int64_t ka = c->node_index[v[0]], kb = c->node_index[v[1]];
-      int32_t mid = w->nv + (ka < kb ? find_edge(w, ka, kb) : find_edge(w, kb, ka)); /* found in group_bits */
-      sub[0][0] = v[0], sub[0][1] = mid, sub[1][0] = mid, sub[1][1] = v[1];
-      nsub = 2;
-    } else {
-      PM_CHECK(nvf == 1, PM_ERR_UNSUPPORTED, "rank %d: group '%s' face %d has %d nodes", w->rank, L->name, fa + 1, nvf);
-      sub[0][0] = v[0];
-    }
-    for (int ch = 0; ch < nsub; ch++) {
+    const pm_cell_t *t = pm_cell_gmsh(L->face_type[fa]); /* checked in group_bits */
+    int32_t sub[PM_CELL_MAX_VERTS];
+    for (int ch = 0; ch < t->n_children; ch++) {
       int mine = 0;
-      for (int j = 0; j < nvf; j++) mine |= w->cown[sub[ch][j]] == w->rank;
+      for (int j = 0; j < t->n_verts; j++) {
+        sub[j] = face_cand(w, t, v, t->child[ch][j]); /* found in group_bits */
+        mine |= w->cown[sub[j]] == w->rank;
+      }
       if (!mine) continue;
       int32_t q = F->n_faces++, p = F->face_ptr[q];
       F->face_type[q] = L->face_type[fa];
       F->face_gid[q] = L->face_gid[fa] == 0 ? 0 : (L->face_gid[fa] - 1) * w->m + ch + 1;
-      for (int j = 0; j < nvf; j++) {
-        PM_CHECK(w->lid[sub[ch][j]] >= 0, PM_ERR_INCONSISTENT,
+      for (int j = 0; j < t->n_verts; j++) {
+        PM_CHECK(w->lid[sub[j]] >= 0, PM_ERR_INCONSISTENT,
                  "rank %d: group '%s': a refined face's node is not local (internal error)", w->rank, L->name);
-        F->face_node[p + j] = w->lid[sub[ch][j]];
+        F->face_node[p + j] = w->lid[sub[j]];
       }
-      F->face_ptr[q + 1] = p + nvf;
+      F->face_ptr[q + 1] = p + t->n_verts;
     }
   }
   return PM_OK;
@@ -210,15 +214,20 @@ static int build_group(const work_t *w, pm_local_t *f, const int32_t *fc, const 
   for (int32_t i = 0; i < f->n_total; i++) cn += has_bit(w, fc[i], g);
   for (int32_t k = 0; k < L->n_elems; k++)
     for (int ch = 0; ch < w->m; ch++) ce += felem[(int64_t)L->elems[k] * w->m + ch] >= 0;
-  int64_t cf = 2 * (int64_t)L->n_faces, cfn = 2 * (int64_t)L->face_ptr[L->n_faces];
+  int64_t cf = 0, cfn = 0;
+  for (int32_t fa = 0; fa < L->n_faces; fa++) {
+    const pm_cell_t *t = pm_cell_gmsh(L->face_type[fa]);
+    cf += t->n_children;
+    cfn += (int64_t)t->n_children * t->n_verts;
+  }
   PM_CHECK(cfn <= INT32_MAX, PM_ERR_ARG, "rank %d: group '%s' would have more than %d face node entries", w->rank,
            L->name, INT32_MAX);
-  PM_CALL(PM_MALLOC(F->nodes, cn, "refined group nodes"));
-  PM_CALL(PM_MALLOC(F->elems, ce, "refined group elements"));
-  PM_CALL(PM_MALLOC(F->face_type, cf, "refined group faces"));
-  PM_CALL(PM_MALLOC(F->face_gid, cf, "refined group faces"));
+  PM_CALL(PM_MALLOC(F->nodes, (int64_t)cn + 1, "refined group nodes"));
+  PM_CALL(PM_MALLOC(F->elems, (int64_t)ce + 1, "refined group elements"));
+  PM_CALL(PM_MALLOC(F->face_type, cf + 1, "refined group faces"));
+  PM_CALL(PM_MALLOC(F->face_gid, cf + 1, "refined group faces"));
   PM_CALL(PM_MALLOC(F->face_ptr, cf + 1, "refined group faces"));
-  PM_CALL(PM_MALLOC(F->face_node, cfn, "refined group faces"));
+  PM_CALL(PM_MALLOC(F->face_node, cfn + 1, "refined group faces"));
   for (int32_t i = 0; i < f->n_total; i++)
     if (has_bit(w, fc[i], g)) F->nodes[F->n_nodes++] = i;
   for (int32_t k = 0; k < L->n_elems; k++)

@@ -2,6 +2,8 @@
  * allocated, the level loop, and the dump of a refined partition that `partition --check`
  * reads. */
 #define _POSIX_C_SOURCE 200809L
+#include "pmesh/pm_refine_run.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,40 +13,37 @@
 #include <unistd.h>
 
 #include "base/pm_util.h"
-#include "pmesh/pm_comm.h"
 #include "pmesh/pm_cell.h"
+#include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_meta.h"
-#include "pmesh/pm_msh.h"
-#include "pmesh/pm_refine_run.h"
 
+/* The largest cell dimension of the local mesh (1 when it has no elements). */
 static int local_dim(const pm_local_t *c) {
-  for (int32_t e = 0; e < c->n_elems; e++)
-    if (c->elem_type[e] != PM_MSH_LINE) return 2;
-  return 1;
-}
-
-/* The first element of a 3D cell type, or -1: refinement takes 1D and 2D meshes only so far. */
-static int32_t first_3d(const pm_local_t *c) {
+  int dim = 1;
   for (int32_t e = 0; e < c->n_elems; e++) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-    if (t && t->dim == 3) return e;
+    if (t && t->dim > dim) dim = t->dim;
   }
-  return -1;
+  return dim;
 }
 
 void pm_refine_estimate(const pm_local_t *c, int levels, pm_refine_estimate_t *est) {
-  /* Elements and nodes both grow by the children per element (4 in 2D: V + E + F ~ 4V; 2 in
-   * 1D), a little less near the halo, so these are upper estimates. */
-  double m = local_dim(c) == 2 ? 4.0 : 2.0, f = pow(m, levels > 0 ? levels : 0);
+  /* Elements and nodes both grow by the children per element, 2^dim (2D: V + E + F ~ 4V; 3D
+   * tetrahedra V + E ~ 8V, hexahedra V + E + F + C ~ 8V), a little less near the halo, so these
+   * are upper estimates. */
+  int dim = local_dim(c);
+  double m = (double)(1 << dim), f = pow(m, levels > 0 ? levels : 0);
   double E = c->n_elems * f, EN = (c->n_elems ? (double)c->elem_ptr[c->n_elems] : 0.0) * f;
   double V = (double)(c->n_total + c->n_aux) * f;
   /* A level: per element type, tag, index, owner, offset and group entry (29 bytes) and 4 per
    * node entry; per node tag, index, coordinates, tables and group entries (~56 bytes).  The
-   * step to the last level holds both meshes and its work arrays (~40 bytes per element edge
-   * and ~64 per fine node). */
-  double fine = E * 29 + EN * 4 + V * 56, coarse = fine / m, work = EN / m * 40 + V * 64;
+   * step to the last level holds both meshes and its work arrays (~40 bytes per element edge,
+   * about 1.5 edges per element node entry in 3D, ~72 per quadrilateral face record, and ~64
+   * per fine node). */
+  double per_entry = dim == 3 ? 40 * 1.5 + 72 * 0.75 : 40;
+  double fine = E * 29 + EN * 4 + V * 56, coarse = fine / m, work = EN / m * per_entry + V * 64;
   est->elems = E;
   est->elem_nodes = EN;
   est->nodes = V;
@@ -103,11 +102,6 @@ int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double r
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "refinement levels %d: must be 0 or more", levels);
   } else if (!c || !c->has_mesh) {
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: no local mesh to refine", rank);
-  } else if (levels > 0 && first_3d(c) >= 0) {
-    ierr = pm_error_set(PM_ERR_UNSUPPORTED, __FILE__, __LINE__,
-                        "rank %d: element %lld is a %s: 3D refinement is not implemented yet (issue 31); refine the "
-                        "mesh before partitioning it (meshgen box with more cells, or gmsh -3 with a smaller size)",
-                        rank, (long long)c->elem_gid[first_3d(c)], pm_cell_gmsh(c->elem_type[first_3d(c)])->name);
   } else {
     pm_refine_estimate(c, levels, &est);
     double run = est.bytes - est.work + run_bytes * est.nodes;
@@ -143,7 +137,7 @@ int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double r
   if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(&one, &nranks, 1, MPI_DOUBLE, MPI_SUM, node);
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   PM_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: a reduction of the refinement estimate failed", rank);
-  m = all[2] >= 2 ? 4.0 : 2.0;
+  m = (double)(1 << (int)all[2]);
   double f = pow(m, levels), lim = 4.0e18;
   PM_CHECK(nsum * f < lim && all[1] * f < lim, PM_ERR_ARG,
            "refining %d times gives about %.3g nodes and tags up to %.3g (from %.0f nodes, largest tag %.0f): more "

@@ -37,7 +37,8 @@ pos = {int(g): i for i, g in enumerate(gid)}
 seen = 0
 for r in range(nranks):
     for line in open("%s.%d" % (prefix, r)):
-        g, x, y, val = line.split()
+        fields = line.split()  # "gid x y u" (1D, 2D) or "gid x y z u" (3D)
+        g, val = fields[0], fields[-1]
         i = pos.get(int(g))
         if i is None:
             errors.append("global id %s of rank %d is not in the file" % (g, r))
@@ -55,7 +56,7 @@ if "--linear" in opts:
         errors.append("linear field: max |u - (x + 2y)| = %g" % d.max())
 if "--same-as" in opts:
     g = h5py.File(opts[opts.index("--same-as") + 1], "r")
-    for name in ("coordinates", "global_id", "triangles", "quadrangles", "lines", "mixed"):
+    for name in sorted(set(f["/mesh"].keys()) | set(g["/mesh"].keys())):
         a, b = name in f["/mesh"], name in g["/mesh"]
         if a != b or (a and not np.array_equal(f["/mesh/" + name][...], g["/mesh/" + name][...])):
             errors.append("/mesh/%s differs from the reference file" % name)

@@ -1,6 +1,6 @@
 # refine/bad.sh: bad refinement levels are refused cleanly, with the figures, on every rank
 # (no hang): negative; so many that 32-bit local indices overflow; an edge-halo partition of
-# quadrangles (auxiliary nodes) is refused with a message naming the cause; 3D meshes (issue 31).
+# quadrangles (auxiliary nodes) is refused with a message naming the cause (3D: solve3d.sh bad).
 . "$PMESH_TESTS/common/work.sh"
 "$PARTITION" "$PMESH_MESHES/square.msh" 2 -o p --quiet
 sh "$EXPECT_FAIL" "refinement levels -1: must be 0 or more" 30 "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p -1 r ||
@@ -20,7 +20,7 @@ sh "$EXPECT_FAIL" "GB are available" 30 env PMESH_REFINE_MEMORY=1000000 "$MPIEXE
 # The same through solve --refine: refused before anything is written, with the figures.
 sh "$EXPECT_FAIL" "--refine -1: the number of uniform refinements must be 0 (none) or more" 30 \
   "$MPIEXEC" -n 2 "$SOLVE" -p p --refine -1 -o s.h5 || fail "solve --refine -1"
-sh "$EXPECT_FAIL" "--refine 65: each refinement doubles (1D) or quadruples (2D) the mesh: at most 64" 30 \
+sh "$EXPECT_FAIL" "--refine 65: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64" 30 \
   "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 65 -o s.h5 || fail "solve --refine 65"
 sh "$EXPECT_FAIL" "more than 32-bit local indices hold" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 14 -o s.h5 \
   --dump-local sr || fail "solve --refine 14"
@@ -42,12 +42,3 @@ sh "$EXPECT_FAIL" "supports element-halo partitions only" 30 "$MPIEXEC" -n 3 "$S
 sh "$EXPECT_FAIL" "is the partition solve reads" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p --refine 1 --dump-local ./p/ ||
   fail "solve --dump-local over its own partition"
 "$PARTITION" --check p > /dev/null || fail "the partition was changed by a refused dump"
-# 3D meshes are not refined yet (issue 31): the library refuses a local mesh of hexahedra before
-# any work, naming the element, and solve refuses --refine on a 3D partition before loading it.
-"$MESHGEN" box 4 4 4 -o box.msh > /dev/null
-"$PARTITION" box.msh 2 -o p3 --quiet
-sh "$EXPECT_FAIL" "is a hexahedron: 3D refinement is not implemented yet (issue 31)" 30 \
-  "$MPIEXEC" -n 2 "$PMESH_TESTBIN/refine_dump" p3 1 r3 || fail "refinement of hexahedra"
-sh "$EXPECT_FAIL" "3D refinement is not implemented yet (issue 31)" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p3 --refine 1 \
-  -o s3.h5 || fail "solve --refine 1 of a 3D partition"
-[ ! -e r3 ] && [ ! -e s3.h5 ] || fail "a refused 3D refinement wrote a result or a dump"
