@@ -51,22 +51,54 @@ static inline int64_t min_node(const int64_t *v, int n) {
   return lo;
 }
 
+/* A facet in its bucket (the bucket is its smallest node): its cell and facet (8 e + f) and its
+ * other vertices ascending, the third of a quadrangle left in the cell (QUAD is set in k2 for
+ * them), NONE for missing ones.  Kept with the facet so that comparing facets reads no cell. */
+typedef struct facet_item {
+  uint32_t it, k1, k2;
+} facet_item_t;
+
+#define NONE UINT32_C(0xffffffff)
+#define QUAD UINT32_C(0x80000000)
+
+static void item_of(const int64_t *v, int nv, int64_t it, facet_item_t *x) {
+  int lo = 0;
+  for (int a = 1; a < nv; a++) lo = v[a] < v[lo] ? a : lo;
+  int64_t o[PM_CELL_MAX_FACET_VERTS - 1];
+  int k = 0;
+  for (int a = 0; a < nv; a++)
+    if (a != lo) o[k++] = v[a];
+  for (int a = 1; a < k; a++)
+    for (int b = a; b > 0 && o[b] < o[b - 1]; b--) {
+      int64_t t = o[b];
+      o[b] = o[b - 1];
+      o[b - 1] = t;
+    }
+  x->it = (uint32_t)it;
+  x->k1 = k > 0 ? (uint32_t)o[0] : NONE;
+  x->k2 = k > 1 ? (uint32_t)o[1] | (k > 2 ? QUAD : 0u) : NONE;
+}
+
 /* Every facet of every cell, bucketed by its smallest node: start[i]..start[i+1] are the facets
- * (packed as 8 e + f) whose smallest node is i, in cell order. */
-static int facet_buckets(const pm_mesh_t *m, const facet_tab_t *tab, int64_t **start_out, int64_t **item_out) {
+ * whose smallest node is i, in cell order. */
+static int facet_buckets(const pm_mesh_t *m, const facet_tab_t *tab, int64_t **start_out, facet_item_t **item_out) {
   int ierr = PM_OK;
-  int64_t n = m->n_nodes, *start = NULL, *item = NULL, v[PM_CELL_MAX_FACET_VERTS];
+  int64_t n = m->n_nodes, *start = NULL, v[PM_CELL_MAX_FACET_VERTS];
+  facet_item_t *item = NULL;
   PM_TRY(PM_CALLOC(start, n + 2, "facet buckets"));
   for (int64_t e = 0; e < m->n_elems; e++)
     for (int f = 0; f < tab[(uint8_t)m->elem_type[e]].n_facets; f++) start[min_node(v, cell_facet(m, tab, e, f, v)) + 2]++;
   for (int64_t i = 0; i < n; i++) start[i + 2] += start[i + 1];
   PM_TRY(PM_MALLOC(item, start[n + 1] + 1, "facet buckets"));
   for (int64_t e = 0; e < m->n_elems; e++)
-    for (int f = 0; f < tab[(uint8_t)m->elem_type[e]].n_facets; f++)
-      item[start[min_node(v, cell_facet(m, tab, e, f, v)) + 1]++] = 8 * e + f;
+    for (int f = 0; f < tab[(uint8_t)m->elem_type[e]].n_facets; f++) {
+      int nv = cell_facet(m, tab, e, f, v);
+      item_of(v, nv, 8 * e + f, &item[start[min_node(v, nv) + 1]++]);
+    }
   *start_out = start;
   *item_out = item;
-  start = item = NULL;
+  start = NULL;
+  item = NULL;
 cleanup:
   free(start);
   free(item);
@@ -114,29 +146,25 @@ static void sort_refs(facet_ref_t *sk, facet_ref_t *tmp, int64_t n) {
   if (src != sk) memcpy(sk, src, (size_t)n * sizeof *sk);
 }
 
-static void ref_of(const pm_mesh_t *m, const facet_tab_t *tab, int64_t it, int64_t p, facet_ref_t *r) {
-  int64_t v[PM_CELL_MAX_FACET_VERTS];
-  int nv = cell_facet(m, tab, it / 8, (int)(it % 8), v), lo = 0;
-  for (int a = 1; a < nv; a++) lo = v[a] < v[lo] ? a : lo;
-  int k = 0;
-  for (int a = 0; a < nv; a++)
-    if (a != lo) r->key[k++] = v[a];
-  for (int a = 1; a < k; a++) /* at most three: insertion */
-    for (int b = a; b > 0 && r->key[b] < r->key[b - 1]; b--) {
-      int64_t t = r->key[b];
-      r->key[b] = r->key[b - 1];
-      r->key[b - 1] = t;
-    }
-  for (; k < PM_CELL_MAX_FACET_VERTS - 1; k++) r->key[k] = -1;
+static void ref_of(const pm_mesh_t *m, const facet_tab_t *tab, const facet_item_t *x, int64_t p, facet_ref_t *r) {
+  r->key[0] = x->k1 == NONE ? -1 : (int64_t)x->k1;
+  r->key[1] = x->k2 == NONE ? -1 : (int64_t)(x->k2 & ~QUAD);
+  r->key[2] = -1;
+  if (x->k2 != NONE && (x->k2 & QUAD)) { /* a quadrangle: its largest vertex, from the cell */
+    int64_t v[PM_CELL_MAX_FACET_VERTS], hi = -1;
+    int nv = cell_facet(m, tab, x->it / 8, (int)(x->it % 8), v);
+    for (int a = 0; a < nv; a++) hi = v[a] > hi ? v[a] : hi;
+    r->key[2] = hi;
+  }
   r->p = p;
 }
 
 /* How many cells share each facet of one bucket (nbk facets from item[b0]): times[p]; and the
  * first facet (by position) of a facet of three or more cells in *bad with the position of
  * another of its cells in *bad_other (-1 if none).  sk has room for 2 nbk refs. */
-static void facet_counts(const pm_mesh_t *m, const facet_tab_t *tab, const int64_t *item, int64_t b0, int64_t nbk,
+static void facet_counts(const pm_mesh_t *m, const facet_tab_t *tab, const facet_item_t *item, int64_t b0, int64_t nbk,
                          facet_ref_t *sk, int64_t *times, int64_t *bad, int64_t *bad_other) {
-  for (int64_t p = 0; p < nbk; p++) ref_of(m, tab, item[b0 + p], p, &sk[p]);
+  for (int64_t p = 0; p < nbk; p++) ref_of(m, tab, &item[b0 + p], p, &sk[p]);
   sort_refs(sk, sk + nbk, nbk);
   *bad = *bad_other = -1;
   for (int64_t r0 = 0, r1; r0 < nbk; r0 = r1) {
@@ -156,10 +184,14 @@ static void facet_counts(const pm_mesh_t *m, const facet_tab_t *tab, const int64
  * their index range in *first, *count. */
 static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
   int ierr = PM_OK;
-  int64_t *start = NULL, *item = NULL, *bf = NULL, *times = NULL;
+  int64_t *start = NULL, *bf = NULL, *times = NULL;
+  facet_item_t *item = NULL;
   facet_ref_t *sk = NULL;
   facet_tab_t *tab = NULL;
   int64_t nb = 0, cap = 16, nbn = 0, maxb = 1;
+  PM_TRY_CHECK(m->n_nodes < INT32_MAX && m->n_elems < (INT64_C(1) << 29), PM_ERR_UNSUPPORTED,
+               "%lld nodes and %lld cells: the boundary derivation takes fewer than 2^31 nodes and 2^29 cells",
+               (long long)m->n_nodes, (long long)m->n_elems);
   PM_TRY(PM_MALLOC(tab, 256, "facet table"));
   facet_tabs(tab);
   PM_TRY(facet_buckets(m, tab, &start, &item));
@@ -173,7 +205,7 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
     facet_counts(m, tab, item, b0, nbk, sk, times, &bad, &other);
     PM_TRY_CHECK(bad < 0 || m->dim < 2, PM_ERR_FORMAT,
                  "elements %lld and %lld (and %lld more) share a%s: a %s may belong to at most two cells",
-                 (long long)m->elem_gid[item[b0 + bad] / 8], (long long)m->elem_gid[item[b0 + other] / 8],
+                 (long long)m->elem_gid[item[b0 + bad].it / 8], (long long)m->elem_gid[item[b0 + other].it / 8],
                  (long long)(bad < 0 ? 0 : times[bad] - 2), m->dim == 3 ? " face" : "n edge",
                  m->dim == 3 ? "face" : "edge");
     for (int64_t p = 0; p < nbk; p++) {
@@ -182,7 +214,7 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
         cap *= 2;
         PM_TRY(PM_REALLOC(bf, cap, "boundary faces"));
       }
-      int64_t it = item[b0 + p];
+      int64_t it = item[b0 + p].it;
       bf[nb++] = it;
       nbn += tab[(uint8_t)m->elem_type[it / 8]].nv[it % 8];
     }
