@@ -50,6 +50,17 @@ static uint64_t hilbert(uint32_t x, uint32_t y) {
   return d;
 }
 
+/* The 21 low bits of x spread out to every third bit (bit b to bit 3 b). */
+static uint64_t spread3(uint32_t x) {
+  uint64_t v = x & ((1u << BITS) - 1);
+  v = (v | v << 32) & UINT64_C(0x1f00000000ffff);
+  v = (v | v << 16) & UINT64_C(0x1f0000ff0000ff);
+  v = (v | v << 8) & UINT64_C(0x100f00f00f00f00f);
+  v = (v | v << 4) & UINT64_C(0x10c30c30c30c30c3);
+  v = (v | v << 2) & UINT64_C(0x1249249249249249);
+  return v;
+}
+
 /* Distance along the 3D Hilbert curve of cell x[0..2] of the (2^BITS)^3 grid (3 * 21 = 63 bits),
  * by Skilling's method ("Programming the Hilbert curve", AIP Conf. Proc. 707, 2004): undo the
  * rotations and reflections scale by scale from the coarsest, Gray-code the result, and read the
@@ -74,10 +85,8 @@ static uint64_t hilbert3(uint32_t x[3]) {
   for (uint32_t q = top; q > 1; q >>= 1)
     if (x[2] & q) t ^= q - 1;
   for (int i = 0; i < 3; i++) x[i] ^= t;
-  uint64_t d = 0;
-  for (int b = BITS - 1; b >= 0; b--)
-    for (int i = 0; i < 3; i++) d = d << 1 | ((x[i] >> b) & 1u);
-  return d;
+  /* Interleave from the most significant bit: x[0]'s bit b is the distance's bit 3 b + 2. */
+  return spread3(x[0]) << 2 | spread3(x[1]) << 1 | spread3(x[2]);
 }
 
 typedef struct box {
