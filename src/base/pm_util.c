@@ -9,24 +9,24 @@
 
 #include "pmesh/pm_error.h"
 
-/* LSD radix sort on (key ^ sign bit) with 16-bit digits, carrying an index payload. */
+/* LSD radix sort on (key ^ sign bit) with 16-bit digits, carrying an index payload.  The keys
+ * and the payload are sorted in their own arrays with one scratch array each (no copy of the
+ * input), and are left untouched if that scratch cannot be allocated. */
 static int pm_radix(int64_t *key, int64_t *idx, int64_t n) {
   /* Already in order (common: lists built in ascending order): nothing to do; for an argsort
    * the identity payload is the stable answer. */
   int64_t up = 1;
   while (up < n && key[up - 1] <= key[up]) up++;
   if (up >= n) return PM_OK;
-  uint64_t *a = NULL, *b = NULL;
-  int64_t *ia = NULL, *ib = NULL;
+  uint64_t *a = (uint64_t *)key, *b = NULL, *scratch = NULL;
+  int64_t *ia = idx, *ib = NULL, *iscratch = NULL;
   int64_t *count = NULL;
   int ierr = PM_OK;
-  PM_TRY(PM_MALLOC(a, n, "sort keys"));
-  PM_TRY(PM_MALLOC(b, n, "sort keys"));
-  if (idx) {
-    PM_TRY(PM_MALLOC(ib, n, "sort payload"));
-    ia = idx;
-  }
+  PM_TRY(PM_MALLOC(scratch, n, "sort keys"));
+  if (idx) PM_TRY(PM_MALLOC(iscratch, n, "sort payload"));
   PM_TRY(PM_MALLOC(count, 65536, "sort counts"));
+  b = scratch;
+  ib = iscratch;
   uint64_t lo = UINT64_MAX, hi = 0;
   for (int64_t i = 0; i < n; i++) {
     a[i] = (uint64_t)key[i] ^ (UINT64_C(1) << 63);
@@ -58,16 +58,16 @@ static int pm_radix(int64_t *key, int64_t *idx, int64_t n) {
     }
   }
   for (int64_t i = 0; i < n; i++) key[i] = (int64_t)(a[i] ^ (UINT64_C(1) << 63));
-  if (idx && ia != idx) {
-    memcpy(idx, ia, (size_t)n * sizeof *idx);
-    ib = ia; /* the scratch one, freed below */
-  }
+  if (idx && ia != idx) memcpy(idx, ia, (size_t)n * sizeof *idx);
 cleanup:
-  free(a);
-  free(b);
-  free(ib);
+  free(scratch);
+  free(iscratch);
   free(count);
   return ierr;
+}
+
+int pm_sort_pairs_i64(int64_t *key, int64_t *idx, int64_t n) {
+  return pm_radix(key, idx, n);
 }
 
 int pm_sort_i64(int64_t *v, int64_t n) {

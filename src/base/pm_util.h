@@ -9,6 +9,9 @@
 int pm_sort_i64(int64_t *v, int64_t n);
 /** Stable order of keys: perm[i] = index of the i-th smallest key (ties by index). */
 int pm_argsort_i64(const int64_t *key, int64_t n, int64_t *perm);
+/** Sort keys ascending and carry idx along, stably (ties keep their order); on failure (no
+ *  memory for the scratch) both arrays are unchanged. */
+int pm_sort_pairs_i64(int64_t *key, int64_t *idx, int64_t n);
 /** Remove adjacent duplicates of a sorted array; returns the new length. */
 int64_t pm_unique_i64(int64_t *v, int64_t n);
 /** Wall-clock seconds (monotonic). */

@@ -143,11 +143,20 @@ static int keys_dim_of(const pm_msh_t *msh, int64_t i) {
   return pm_msh_type_dim(msh->elem_type[msh->member_elem[i]]);
 }
 
+/* When pm_mesh_read hands its raw file over, the raw connectivity becomes the mesh's own arrays:
+ * the node tags of the group members that are neither cells nor faces (points of a 2D mesh's
+ * physical points, faces dropped with an orphan node) are kept aside here, by raw index. */
+typedef struct other {
+  int64_t n, *raw; /* ascending raw element indices */
+  int64_t *ptr;    /* [n+1] */
+  int64_t *node;   /* node tags */
+} other_t;
+
 /* The nodes (new indices, -1 for dropped ones) of raw element e: the converted connectivity of a
  * cell or face, or a lookup for other elements (e.g. points of a 2D mesh) into `conv`. */
 static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, const tag_map_t *tm,
-                                   const int64_t *raw2elem, const int64_t *raw2face, int64_t e, int64_t *conv,
-                                   int64_t *nv) {
+                                   const other_t *oth, const int64_t *raw2elem, const int64_t *raw2face, int64_t e,
+                                   int64_t *conv, int64_t *nv) {
   if (raw2elem[e] >= 0) {
     *nv = m->elem_ptr[raw2elem[e] + 1] - m->elem_ptr[raw2elem[e]];
     return m->elem_node + m->elem_ptr[raw2elem[e]];
@@ -156,20 +165,37 @@ static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, cons
     *nv = m->face_ptr[raw2face[e] + 1] - m->face_ptr[raw2face[e]];
     return m->face_node + m->face_ptr[raw2face[e]];
   }
-  *nv = msh->elem_ptr[e + 1] - msh->elem_ptr[e];
-  for (int64_t k = 0; k < *nv; k++) conv[k] = tag_map_new(tm, msh->elem_node[msh->elem_ptr[e] + k]);
+  const int64_t *raw = NULL;
+  if (oth && oth->n) { /* the raw connectivity was consumed: the kept copy of this element's tags */
+    int64_t lo = 0, hi = oth->n - 1;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (oth->raw[mid] < e)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    *nv = oth->ptr[lo + 1] - oth->ptr[lo];
+    raw = oth->node + oth->ptr[lo];
+  } else {
+    *nv = msh->elem_ptr[e + 1] - msh->elem_ptr[e];
+    raw = msh->elem_node + msh->elem_ptr[e];
+  }
+  for (int64_t k = 0; k < *nv; k++) conv[k] = tag_map_new(tm, raw[k]);
   return conv;
 }
 
-/* dup[e] = the first raw element with e's tag, type and nodes, or -1 if e is the first. */
+/* dup[e] = the first raw element with e's tag, type and nodes, or -1 if e is the first; *dup_out
+ * stays NULL when the tags increase (then no element is a copy). */
 static int find_copies(const pm_msh_t *msh, int64_t **dup_out) {
   int64_t n = msh->n_elems, *perm = NULL, *dup = NULL;
   int ierr = PM_OK;
-  PM_TRY(PM_MALLOC(dup, n + 1, "element copies"));
-  for (int64_t i = 0; i < n; i++) dup[i] = -1;
+  *dup_out = NULL;
   int64_t i_up = 1;
   while (i_up < n && msh->elem_tag[i_up] > msh->elem_tag[i_up - 1]) i_up++;
-  if (i_up >= n) goto done; /* increasing tags (Gmsh's usual order): no copies, no sort */
+  if (i_up >= n) return PM_OK; /* increasing tags (Gmsh's usual order): no copies, no sort, no array */
+  PM_TRY(PM_MALLOC(dup, n + 1, "element copies"));
+  for (int64_t i = 0; i < n; i++) dup[i] = -1;
   PM_TRY(PM_MALLOC(perm, n + 1, "element copies"));
   PM_TRY(pm_argsort_i64(msh->elem_tag, n, perm)); /* stable: the first copy comes first */
   for (int64_t i = 1; i < n; i++) {
@@ -182,7 +208,6 @@ static int find_copies(const pm_msh_t *msh, int64_t **dup_out) {
       continue; /* a different element that reuses a tag: kept as it is */
     dup[a] = first;
   }
-done:
   *dup_out = dup;
   dup = NULL;
 cleanup:
@@ -195,6 +220,7 @@ cleanup:
  * all freed by build_free. */
 typedef struct build {
   const pm_msh_t *msh;
+  pm_msh_t *own; /* msh when the caller hands it over (pm_mesh_read): its arrays are reused or freed */
   pm_mesh_t *m;
   int dim;
   int ident;                    /* the raw node tags are lo, lo+1, ... in file order */
@@ -208,10 +234,15 @@ typedef struct build {
   int64_t n_mkey;               /* memberships kept (in 3D, those of curves and points are not) */
   int64_t *stamp, *order;       /* group_nodes' marks; the members of one group */
   uint64_t *gbits;              /* group_nodes' bitmap, allocated for the first large group */
+  other_t oth;                  /* with own: the members that are neither cells nor faces */
 } build_t;
 
-static void build_free(build_t *b) {
-  pm_mesh_destroy(&b->m);
+static int is_copy(const build_t *b, int64_t e) {
+  return b->dup && b->dup[e] >= 0;
+}
+
+/* The work arrays, freed as soon as the groups are built (before the boundary's facet table). */
+static void build_free_work(build_t *b) {
   free(b->perm);
   free(b->sorted);
   free(b->newidx);
@@ -224,6 +255,35 @@ static void build_free(build_t *b) {
   free(b->keys);
   free(b->mkey);
   free(b->tm.table);
+  free(b->oth.raw);
+  free(b->oth.ptr);
+  free(b->oth.node);
+  build_t keep = {.msh = b->msh, .own = b->own, .m = b->m, .dim = b->dim};
+  *b = keep;
+}
+
+static void build_free(build_t *b) {
+  pm_mesh_destroy(&b->m);
+  build_free_work(b);
+}
+
+/* With own: the raw arrays nothing reads any more (the raw nodes, elements and memberships). */
+static void free_raw(build_t *b) {
+  pm_msh_t *o = b->own;
+  if (!o) return;
+  free(o->node_tag);
+  free(o->xyz);
+  free(o->elem_type);
+  free(o->elem_tag);
+  free(o->elem_entity);
+  free(o->elem_ptr);
+  free(o->elem_node);
+  free(o->member_elem);
+  free(o->member_phys);
+  o->node_tag = o->elem_tag = o->elem_ptr = o->elem_node = o->member_elem = NULL;
+  o->xyz = NULL;
+  o->elem_type = NULL;
+  o->elem_entity = o->member_phys = NULL;
 }
 
 /* The mesh dimension: the highest of its elements (1, 2 or 3).  A 2D mesh must lie in a plane
@@ -289,7 +349,7 @@ static int number_nodes(build_t *b, int64_t *ne_out, int64_t *nen_out) {
   PM_CALL(PM_CALLOC(b->newidx, nraw, "node numbering"));
   int64_t *newidx = b->newidx;
   for (int64_t e = 0; e < msh->n_elems; e++) {
-    if (pm_msh_type_dim(msh->elem_type[e]) != b->dim || b->dup[e] >= 0) continue;
+    if (pm_msh_type_dim(msh->elem_type[e]) != b->dim || is_copy(b, e)) continue;
     ne++;
     for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++) {
       int64_t s = tag_map_find(&b->tm, msh->elem_node[k]);
@@ -312,11 +372,16 @@ static int number_nodes(build_t *b, int64_t *ne_out, int64_t *nen_out) {
   tag_map_renumber(&b->tm, newidx, nn == nraw);
   m->n_nodes = nn;
   PM_CALL(PM_MALLOC(m->node_gid, nn, "node ids"));
-  PM_CALL(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
-  if (b->ident && nn == nraw) {
+  if (b->ident && nn == nraw && b->own) { /* the raw coordinates are the mesh's, in order */
+    memcpy(m->node_gid, b->tags, (size_t)nn * sizeof *b->tags);
+    m->xyz = b->own->xyz;
+    b->own->xyz = NULL;
+  } else if (b->ident && nn == nraw) {
+    PM_CALL(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
     memcpy(m->node_gid, b->tags, (size_t)nn * sizeof *b->tags);
     memcpy(m->xyz, msh->xyz, 3 * (size_t)nn * sizeof(double));
   } else {
+    PM_CALL(PM_MALLOC(m->xyz, 3 * nn, "coordinates"));
     for (int64_t s = 0; s < nraw; s++) {
       int64_t i = newidx[s];
       if (i < 0) continue;
@@ -343,8 +408,8 @@ static int select_faces(build_t *b, int64_t *nf_out, int64_t *nfn_out) {
     if (pm_msh_type_dim(msh->elem_type[e]) == b->dim - 1) raw2face[e] = 0;
   }
   for (int64_t e = 0; e < msh->n_elems; e++) {
-    if (b->dup[e] >= 0) raw2face[e] = -1;
-    if (b->dim == 3 && b->dup[e] < 0) { /* lines and points: reported, not used */
+    if (is_copy(b, e)) raw2face[e] = -1;
+    if (b->dim == 3 && !is_copy(b, e)) { /* lines and points: reported, not used */
       int d = pm_msh_type_dim(msh->elem_type[e]);
       b->m->n_ignored_lines += d == 1;
       b->m->n_ignored_points += d == 0;
@@ -366,49 +431,101 @@ static int select_faces(build_t *b, int64_t *nf_out, int64_t *nfn_out) {
   return PM_OK;
 }
 
+/* With own: keep aside the node tags of the group members that will be neither cells nor faces
+ * (member_nodes reads them), before copy_cells overwrites the raw connectivity. */
+static int keep_others(build_t *b) {
+  const pm_msh_t *msh = b->msh;
+  other_t *o = &b->oth;
+  int64_t n = 0, nn = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t i = 0; i < msh->n_member; i++) {
+      int64_t e = msh->member_elem[i];
+      int d = pm_msh_type_dim(msh->elem_type[e]);
+      if (d == b->dim || b->raw2face[e] == 0 || (b->dim == 3 && d < 2)) continue;
+      if (pass == 0) {
+        n++;
+      } else {
+        o->raw[o->n++] = e;
+      }
+    }
+    if (pass == 0) PM_CALL(PM_MALLOC(o->raw, n + 1, "group members"));
+  }
+  PM_CALL(pm_sort_i64(o->raw, o->n));
+  o->n = pm_unique_i64(o->raw, o->n);
+  PM_CALL(PM_MALLOC(o->ptr, o->n + 1, "group members"));
+  o->ptr[0] = 0;
+  for (int64_t j = 0; j < o->n; j++) o->ptr[j + 1] = nn += msh->elem_ptr[o->raw[j] + 1] - msh->elem_ptr[o->raw[j]];
+  PM_CALL(PM_MALLOC(o->node, nn + 1, "group members"));
+  for (int64_t j = 0; j < o->n; j++)
+    memcpy(o->node + o->ptr[j], msh->elem_node + msh->elem_ptr[o->raw[j]],
+           (size_t)(o->ptr[j + 1] - o->ptr[j]) * sizeof *o->node);
+  return PM_OK;
+}
+
 /* The cells and faces with their new node indices, in file order; raw2elem and raw2face then
- * give the cell or face of every raw element (a copy shares its first's). */
+ * give the cell or face of every raw element (a copy shares its first's).  With own, the cells
+ * are compacted in place in the raw connectivity, tags and offsets (the k-th cell is written at
+ * or before the position it is read from), which then become the mesh's arrays: the file's
+ * connectivity is never held twice. */
 static int copy_cells(build_t *b, int64_t ne, int64_t nen, int64_t nf, int64_t nfn) {
   const pm_msh_t *msh = b->msh;
   pm_mesh_t *m = b->m;
-  int64_t *raw2elem = b->raw2elem, *raw2face = b->raw2face, *dup = b->dup;
+  int64_t *raw2elem = b->raw2elem, *raw2face = b->raw2face;
+  int64_t *eptr = NULL, *enode = NULL, *egid = NULL;
+  if (b->own) {
+    eptr = b->own->elem_ptr;
+    enode = b->own->elem_node;
+    egid = b->own->elem_tag;
+  } else {
+    PM_CALL(PM_MALLOC(m->elem_gid, ne, "elements"));
+    PM_CALL(PM_MALLOC(m->elem_ptr, ne + 1, "elements"));
+    PM_CALL(PM_MALLOC(m->elem_node, nen, "element nodes"));
+    eptr = m->elem_ptr;
+    enode = m->elem_node;
+    egid = m->elem_gid;
+  }
   PM_CALL(PM_MALLOC(m->elem_type, ne, "elements"));
-  PM_CALL(PM_MALLOC(m->elem_gid, ne, "elements"));
-  PM_CALL(PM_MALLOC(m->elem_ptr, ne + 1, "elements"));
-  PM_CALL(PM_MALLOC(m->elem_node, nen, "element nodes"));
   PM_CALL(PM_MALLOC(m->face_type, nf, "faces"));
   PM_CALL(PM_MALLOC(m->face_gid, nf, "faces"));
   PM_CALL(PM_MALLOC(m->face_ptr, nf + 1, "faces"));
   PM_CALL(PM_MALLOC(m->face_node, nfn, "face nodes"));
-  m->elem_ptr[0] = m->face_ptr[0] = 0;
-  int64_t ie = 0, jf = 0;
+  m->face_ptr[0] = 0;
+  int64_t ie = 0, jf = 0, k0 = 0;
   for (int64_t e = 0; e < msh->n_elems; e++) {
     int d = pm_msh_type_dim(msh->elem_type[e]);
-    if (dup[e] >= 0) continue;
+    if (is_copy(b, e)) continue;
+    int64_t r0 = msh->elem_ptr[e], r1 = msh->elem_ptr[e + 1], tag = msh->elem_tag[e];
     if (d == b->dim) {
       m->elem_type[ie] = msh->elem_type[e];
-      m->elem_gid[ie] = msh->elem_tag[e];
-      int64_t k0 = m->elem_ptr[ie];
-      for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-        m->elem_node[k0++] = tag_map_new(&b->tm, msh->elem_node[k]);
-      m->elem_ptr[ie + 1] = k0;
+      egid[ie] = tag;
+      eptr[ie] = k0;
+      for (int64_t k = r0; k < r1; k++) enode[k0++] = tag_map_new(&b->tm, msh->elem_node[k]);
       raw2elem[e] = ie++;
     } else if (raw2face[e] == 0) {
       m->face_type[jf] = msh->elem_type[e];
-      m->face_gid[jf] = msh->elem_tag[e];
-      int64_t k0 = m->face_ptr[jf];
-      for (int64_t k = msh->elem_ptr[e]; k < msh->elem_ptr[e + 1]; k++)
-        m->face_node[k0++] = tag_map_new(&b->tm, msh->elem_node[k]);
-      m->face_ptr[jf + 1] = k0;
+      m->face_gid[jf] = tag;
+      int64_t f0 = m->face_ptr[jf];
+      for (int64_t k = r0; k < r1; k++) m->face_node[f0++] = tag_map_new(&b->tm, msh->elem_node[k]);
+      m->face_ptr[jf + 1] = f0;
       raw2face[e] = jf++;
     }
   }
+  eptr[ne] = k0;
+  if (b->own) { /* shrink the raw arrays to the cells and hand them to the mesh */
+    m->elem_ptr = eptr;
+    m->elem_node = enode;
+    m->elem_gid = egid;
+    b->own->elem_ptr = b->own->elem_node = b->own->elem_tag = NULL;
+    PM_CALL(PM_REALLOC(m->elem_ptr, ne + 1, "elements"));
+    PM_CALL(PM_REALLOC(m->elem_node, nen + 1, "element nodes"));
+    PM_CALL(PM_REALLOC(m->elem_gid, ne + 1, "elements"));
+  }
   m->n_elems = ne;
   m->n_faces = nf;
-  for (int64_t e = 0; e < msh->n_elems; e++) /* copies share their first's numbers */
-    if (dup[e] >= 0) {
-      raw2elem[e] = raw2elem[dup[e]];
-      raw2face[e] = raw2face[dup[e]];
+  for (int64_t e = 0; b->dup && e < msh->n_elems; e++) /* copies share their first's numbers */
+    if (b->dup[e] >= 0) {
+      raw2elem[e] = raw2elem[b->dup[e]];
+      raw2face[e] = raw2face[b->dup[e]];
     }
   return PM_OK;
 }
@@ -488,7 +605,7 @@ static int group_members(build_t *b, int64_t g, int64_t nm) {
   int64_t cn = 0, cf = 0, ce = 0;
   for (int64_t i = 0; i < nm; i++) {
     int64_t e = order[i], nv;
-    const int64_t *nodes = member_nodes(msh, m, &b->tm, raw2elem, raw2face, e, conv, &nv);
+    const int64_t *nodes = member_nodes(msh, m, &b->tm, &b->oth, raw2elem, raw2face, e, conv, &nv);
     for (int64_t k = 0; k < nv; k++) {
       int64_t v = nodes[k];
       if (v < 0) continue;
@@ -520,7 +637,7 @@ static int group_members(build_t *b, int64_t g, int64_t nm) {
   for (int64_t i = 0; i < nm; i++) {
     int64_t e = order[i], nv;
     if (!dense) {
-      const int64_t *nodes = member_nodes(msh, m, &b->tm, raw2elem, raw2face, e, conv, &nv);
+      const int64_t *nodes = member_nodes(msh, m, &b->tm, &b->oth, raw2elem, raw2face, e, conv, &nv);
       for (int64_t k = 0; k < nv; k++) {
         int64_t v = nodes[k];
         if (v >= 0 && stamp[v] == g) {
@@ -563,13 +680,20 @@ static int build_groups(build_t *b) {
   return PM_OK;
 }
 
-int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
+/* Build the mesh from msh; with own (== msh, handed over by pm_mesh_read) the raw arrays are
+ * reused or freed as soon as they are read, so the file's content and the mesh are not held
+ * twice and the boundary's facet table comes after both are trimmed. */
+static int mesh_build(const pm_msh_t *msh, pm_msh_t *own, pm_mesh_t **mesh) {
   int ierr = PM_OK;
-  build_t b = {.msh = msh};
+  build_t b = {.msh = msh, .own = own};
   *mesh = NULL;
   PM_TRY(PM_CALLOC(b.m, 1, "mesh"));
   PM_TRY(mesh_dim(msh, &b.dim));
   b.m->dim = b.dim;
+  if (own) { /* entities are the reader's business; the mesh does not use them */
+    free(own->elem_entity);
+    own->elem_entity = NULL;
+  }
   PM_TRY(sort_nodes(&b));
   /* MSH 2.2 writes an element that is in several physical groups once per group, with the same
    * tag: such copies (same tag, type and nodes) become one element with all the memberships. */
@@ -577,8 +701,11 @@ int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
   int64_t ne = 0, nen = 0, nf = 0, nfn = 0;
   PM_TRY(number_nodes(&b, &ne, &nen));
   PM_TRY(select_faces(&b, &nf, &nfn));
+  if (own) PM_TRY(keep_others(&b));
   PM_TRY(copy_cells(&b, ne, nen, nf, nfn));
   PM_TRY(build_groups(&b));
+  build_free_work(&b);
+  free_raw(&b);
   PM_TRY(pm_mesh_check_cells(b.m));
   PM_TRY(pm_mesh_add_boundary(b.m));
   *mesh = b.m;
@@ -588,10 +715,14 @@ cleanup:
   return ierr;
 }
 
+int pm_mesh_from_msh(const pm_msh_t *msh, pm_mesh_t **mesh) {
+  return mesh_build(msh, NULL, mesh);
+}
+
 int pm_mesh_read(const char *path, pm_mesh_t **mesh, uint64_t *checksum) {
   pm_msh_t *msh = NULL;
   PM_CALL(pm_msh_read(path, &msh));
-  int ierr = pm_mesh_from_msh(msh, mesh);
+  int ierr = mesh_build(msh, msh, mesh);
   if (ierr) {
     char prefix[1100];
     snprintf(prefix, sizeof prefix, "%s: ", path);

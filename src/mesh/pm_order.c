@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pm_util.h"
 #include "pmesh/pm_alloc.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_error.h"
 
 int pm_order_parse(const char *name, pm_order_t *order) {
@@ -48,6 +50,17 @@ static uint64_t hilbert(uint32_t x, uint32_t y) {
   return d;
 }
 
+/* The 21 low bits of x spread out to every third bit (bit b to bit 3 b). */
+static uint64_t spread3(uint32_t x) {
+  uint64_t v = x & ((1u << BITS) - 1);
+  v = (v | v << 32) & UINT64_C(0x1f00000000ffff);
+  v = (v | v << 16) & UINT64_C(0x1f0000ff0000ff);
+  v = (v | v << 8) & UINT64_C(0x100f00f00f00f00f);
+  v = (v | v << 4) & UINT64_C(0x10c30c30c30c30c3);
+  v = (v | v << 2) & UINT64_C(0x1249249249249249);
+  return v;
+}
+
 /* Distance along the 3D Hilbert curve of cell x[0..2] of the (2^BITS)^3 grid (3 * 21 = 63 bits),
  * by Skilling's method ("Programming the Hilbert curve", AIP Conf. Proc. 707, 2004): undo the
  * rotations and reflections scale by scale from the coarsest, Gray-code the result, and read the
@@ -72,10 +85,8 @@ static uint64_t hilbert3(uint32_t x[3]) {
   for (uint32_t q = top; q > 1; q >>= 1)
     if (x[2] & q) t ^= q - 1;
   for (int i = 0; i < 3; i++) x[i] ^= t;
-  uint64_t d = 0;
-  for (int b = BITS - 1; b >= 0; b--)
-    for (int i = 0; i < 3; i++) d = d << 1 | ((x[i] >> b) & 1u);
-  return d;
+  /* Interleave from the most significant bit: x[0]'s bit b is the distance's bit 3 b + 2. */
+  return spread3(x[0]) << 2 | spread3(x[1]) << 1 | spread3(x[2]);
 }
 
 typedef struct box {
@@ -115,76 +126,108 @@ static uint64_t key_of(const box_t *b, const double v[3]) {
   return b->axis < 0 ? hilbert(q[0], q[1]) : q[b->axis];
 }
 
-typedef struct keyed {
-  uint64_t key;
-  int64_t at;
-} keyed_t;
-
-/* By key, ties by the old position: the order is a function of the mesh alone. */
-static int cmp_keyed(const void *pa, const void *pb) {
-  const keyed_t *a = pa, *b = pb;
-  if (a->key != b->key) return a->key < b->key ? -1 : 1;
-  return (a->at > b->at) - (a->at < b->at);
-}
-
 static int cmp_i64(const void *pa, const void *pb) {
   int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
   return (a > b) - (a < b);
 }
 
-/* Renumber a sorted index list through inv and sort it again. */
-static void remap_sorted(int64_t *list, int64_t n, const int64_t *inv) {
-  for (int64_t k = 0; k < n; k++) list[k] = inv[list[k]];
-  qsort(list, (size_t)n, sizeof *list, cmp_i64);
+/* Renumber a sorted index list of a set of n items through inv and sort it again.  A list of
+ * every item stays 0..n-1. */
+static void remap_sorted(int64_t *list, int64_t len, int64_t n, const int64_t *inv) {
+  if (len == n) return;
+  for (int64_t k = 0; k < len; k++) list[k] = inv[list[k]];
+  qsort(list, (size_t)len, sizeof *list, cmp_i64);
 }
 
+/* Order of the items along the curve by their keys, ties by the old position (a stable sort of
+ * the identity), so the order is a function of the mesh alone: perm[k] = the k-th item. */
+static int curve_order(int64_t *key, int64_t n, int64_t *perm) {
+  for (int64_t i = 0; i < n; i++) perm[i] = i;
+  return pm_sort_pairs_i64(key, perm, n);
+}
+
+/* The element connectivity in the new element order (new[k] = old[eperm[k]]) when every element
+ * has nv nodes: in place, cycle by cycle, marking the placed positions in eperm (-1 - source). */
+static void permute_uniform(int64_t *enode, int nv, int64_t ne, int64_t *eperm) {
+  int64_t tmp[PM_CELL_MAX_VERTS];
+  for (int64_t i = 0; i < ne; i++) {
+    if (eperm[i] < 0) continue;
+    memcpy(tmp, enode + (size_t)nv * i, (size_t)nv * sizeof *tmp);
+    for (int64_t j = i;;) {
+      int64_t src = eperm[j];
+      eperm[j] = -1 - src;
+      if (src == i) {
+        memcpy(enode + (size_t)nv * j, tmp, (size_t)nv * sizeof *tmp);
+        break;
+      }
+      memcpy(enode + (size_t)nv * j, enode + (size_t)nv * src, (size_t)nv * sizeof *tmp);
+      j = src;
+    }
+  }
+}
+
+/* The nodes along the curve: perm (k-th node) and inv (new index of a node). */
+static int node_order(const pm_mesh_t *m, const box_t *b, int64_t *key, int64_t *perm, int64_t *inv) {
+  for (int64_t i = 0; i < m->n_nodes; i++) key[i] = (int64_t)key_of(b, m->xyz + 3 * i);
+  PM_CALL(curve_order(key, m->n_nodes, perm));
+  for (int64_t k = 0; k < m->n_nodes; k++) inv[perm[k]] = k;
+  return PM_OK;
+}
+
+/* The elements along the curve through their centroids: eperm (k-th element). */
+static int elem_order(const pm_mesh_t *m, const box_t *b, int64_t *key, int64_t *eperm) {
+  for (int64_t e = 0; e < m->n_elems; e++) {
+    double c[3] = {0, 0, 0};
+    int64_t nv = m->elem_ptr[e + 1] - m->elem_ptr[e];
+    for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++)
+      for (int d = 0; d < 3; d++) c[d] += m->xyz[3 * m->elem_node[q] + d] / (double)nv;
+    key[e] = (int64_t)key_of(b, c);
+  }
+  return curve_order(key, m->n_elems, eperm);
+}
+
+/* Renumbered one array at a time (the whole mesh is never held twice): the element
+ * connectivity of a mesh of one cell type is permuted in place. */
 int pm_mesh_reorder(pm_mesh_t *m, pm_order_t order, int64_t **node_perm) {
   int ierr = PM_OK;
-  keyed_t *kn = NULL, *ke = NULL;
-  int64_t *inv = NULL, *einv = NULL, *eptr = NULL, *enode = NULL, *egid = NULL, *perm = NULL;
+  int64_t *key = NULL, *inv = NULL, *perm = NULL, *eperm = NULL, *einv = NULL, *eptr = NULL, *enode = NULL;
   double *xyz = NULL;
   int8_t *etype = NULL;
   if (node_perm) *node_perm = NULL;
   if (order == PM_ORDER_NONE) return PM_OK;
   int64_t n = m->n_nodes, ne = m->n_elems, nen = m->elem_ptr[ne];
-  PM_TRY(PM_MALLOC(kn, n + 1, "node order"));
-  PM_TRY(PM_MALLOC(ke, ne + 1, "element order"));
-  PM_TRY(PM_MALLOC(inv, n + 1, "node renumbering"));
-  PM_TRY(PM_MALLOC(perm, n + 1, "node renumbering"));
-  PM_TRY(PM_MALLOC(einv, ne + 1, "element renumbering"));
-  PM_TRY(PM_MALLOC(xyz, 3 * n + 1, "renumbered coordinates"));
-  PM_TRY(PM_MALLOC(etype, ne + 1, "renumbered elements"));
-  PM_TRY(PM_MALLOC(eptr, ne + 1, "renumbered elements"));
-  PM_TRY(PM_MALLOC(enode, nen + 1, "renumbered elements"));
-  PM_TRY(PM_MALLOC(egid, ne + 1, "renumbered elements"));
+  int nv = ne ? (int)(m->elem_ptr[1] - m->elem_ptr[0]) : 0;
+  int uniform = nv <= PM_CELL_MAX_VERTS && nen == (int64_t)nv * ne;
+  for (int64_t e = 0; uniform && e < ne; e++) uniform = m->elem_ptr[e + 1] - m->elem_ptr[e] == nv;
 
   box_t b = bounding_box(m);
-  for (int64_t i = 0; i < n; i++) kn[i] = (keyed_t){key_of(&b, m->xyz + 3 * i), i};
-  qsort(kn, (size_t)n, sizeof *kn, cmp_keyed);
-  for (int64_t k = 0; k < n; k++) {
-    perm[k] = kn[k].at;
-    inv[kn[k].at] = k;
-    memcpy(xyz + 3 * k, m->xyz + 3 * kn[k].at, 3 * sizeof *xyz);
+  PM_TRY(PM_MALLOC(key, (n > ne ? n : ne) + 1, "curve keys"));
+  PM_TRY(PM_MALLOC(perm, n + 1, "node renumbering"));
+  PM_TRY(PM_MALLOC(inv, n + 1, "node renumbering"));
+  PM_TRY(node_order(m, &b, key, perm, inv));
+  PM_TRY(PM_MALLOC(eperm, ne + 1, "element order"));
+  PM_TRY(elem_order(m, &b, key, eperm));
+  free(key);
+  key = NULL;
+  PM_TRY(PM_MALLOC(xyz, 3 * n + 1, "renumbered coordinates"));
+  for (int64_t k = 0; k < n; k++) memcpy(xyz + 3 * k, m->xyz + 3 * perm[k], 3 * sizeof *xyz);
+  PM_TRY(PM_MALLOC(einv, ne + 1, "element renumbering"));
+  for (int64_t k = 0; k < ne; k++) einv[eperm[k]] = k;
+  PM_TRY(PM_MALLOC(etype, ne + 1, "renumbered elements"));
+  for (int64_t k = 0; k < ne; k++) etype[k] = m->elem_type[eperm[k]];
+  if (!uniform) {
+    PM_TRY(PM_MALLOC(eptr, ne + 1, "renumbered elements"));
+    PM_TRY(PM_MALLOC(enode, nen + 1, "renumbered elements"));
+    eptr[0] = 0;
+    for (int64_t k = 0; k < ne; k++) {
+      int64_t e = eperm[k], w = eptr[k];
+      for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++) enode[w++] = m->elem_node[q];
+      eptr[k + 1] = w;
+    }
   }
-  for (int64_t e = 0; e < ne; e++) {
-    double c[3] = {0, 0, 0};
-    int64_t nv = m->elem_ptr[e + 1] - m->elem_ptr[e];
-    for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++)
-      for (int d = 0; d < 3; d++) c[d] += m->xyz[3 * m->elem_node[q] + d] / (double)nv;
-    ke[e] = (keyed_t){key_of(&b, c), e};
-  }
-  qsort(ke, (size_t)ne, sizeof *ke, cmp_keyed);
-  /* Element ids: the k-th element along the curve takes the k-th smallest tag. */
-  memcpy(egid, m->elem_gid, (size_t)ne * sizeof *egid);
-  qsort(egid, (size_t)ne, sizeof *egid, cmp_i64);
-  eptr[0] = 0;
-  for (int64_t k = 0; k < ne; k++) {
-    int64_t e = ke[k].at, w = eptr[k];
-    einv[e] = k;
-    etype[k] = m->elem_type[e];
-    for (int64_t q = m->elem_ptr[e]; q < m->elem_ptr[e + 1]; q++) enode[w++] = inv[m->elem_node[q]];
-    eptr[k + 1] = w;
-  }
+  /* Element ids: the k-th element along the curve takes the k-th smallest tag (the last step
+   * that can fail; it leaves the ids as they were if it does). */
+  PM_TRY(pm_sort_i64(m->elem_gid, ne));
 
   /* Nothing below can fail: swap the arrays in. */
 #define SWAP_IN(field, fresh) \
@@ -195,30 +238,33 @@ int pm_mesh_reorder(pm_mesh_t *m, pm_order_t order, int64_t **node_perm) {
   } while (0)
   SWAP_IN(xyz, xyz);
   SWAP_IN(elem_type, etype);
-  SWAP_IN(elem_ptr, eptr);
-  SWAP_IN(elem_node, enode);
-  SWAP_IN(elem_gid, egid);
+  if (!uniform) {
+    SWAP_IN(elem_ptr, eptr);
+    SWAP_IN(elem_node, enode);
+  } else {
+    permute_uniform(m->elem_node, nv, ne, eperm);
+  }
 #undef SWAP_IN
+  for (int64_t q = 0; q < nen; q++) m->elem_node[q] = inv[m->elem_node[q]];
   for (int64_t q = 0; q < m->face_ptr[m->n_faces]; q++) m->face_node[q] = inv[m->face_node[q]];
   for (int g = 0; g < m->n_groups; g++) {
     pm_group_t *gr = &m->groups[g];
-    remap_sorted(gr->nodes, gr->n_nodes, inv);
-    remap_sorted(gr->elems, gr->n_elems, einv);
+    remap_sorted(gr->nodes, gr->n_nodes, n, inv);
+    remap_sorted(gr->elems, gr->n_elems, ne, einv);
   }
   if (node_perm) {
     *node_perm = perm;
     perm = NULL;
   }
 cleanup:
-  free(kn);
-  free(ke);
+  free(key);
   free(inv);
   free(perm);
+  free(eperm);
   free(einv);
   free(xyz);
   free(etype);
   free(eptr);
   free(enode);
-  free(egid);
   return ierr;
 }

@@ -23,28 +23,6 @@ void pm_graph_free(pm_graph_t *g) {
   g->n = 0;
 }
 
-/* The node pairs that make element e's nodes neighbours: every pair of its nodes for the element
- * adjacency (FEM), the cell table's edges for the edge adjacency (the 5/7-point FDM stencils).
- * Fills a[], b[] (local vertex indices) and returns their count. */
-static int elem_pairs(const pm_mesh_t *m, int64_t e, pm_adjacency_t halo, int8_t a[], int8_t b[]) {
-  const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
-  int n = 0;
-  if (halo == PM_ADJACENCY_EDGE && c) {
-    for (int k = 0; k < c->n_edges; k++) {
-      a[n] = c->edge[k][0];
-      b[n++] = c->edge[k][1];
-    }
-    return n;
-  }
-  int nv = (int)(m->elem_ptr[e + 1] - m->elem_ptr[e]);
-  for (int i = 0; i < nv; i++)
-    for (int j = i + 1; j < nv; j++) {
-      a[n] = (int8_t)i;
-      b[n++] = (int8_t)j;
-    }
-  return n;
-}
-
 static void sort_row(int32_t *v, int64_t n) {
   for (int64_t i = 1; i < n; i++) {
     int32_t x = v[i];
@@ -62,59 +40,88 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The node pairs of every cell type (by Gmsh code) for an adjacency rule, read once. */
+typedef struct pair_tab {
+  int n;
+  int8_t a[PM_CELL_MAX_VERTS * (PM_CELL_MAX_VERTS - 1) / 2], b[PM_CELL_MAX_VERTS * (PM_CELL_MAX_VERTS - 1) / 2];
+} pair_tab_t;
+
+/* The neighbours of node i through the elements around it (inc[..]), each once, not i itself:
+ * appended to row (if not NULL); returns their count.  stamp[j] == i marks j as seen. */
+static int64_t node_row(const pm_mesh_t *m, const pair_tab_t *tab, const int32_t *inc, int64_t i0, int64_t i1,
+                        int32_t i, int32_t *stamp, int32_t *row) {
+  int64_t deg = 0;
+  stamp[i] = i;
+  for (int64_t q = i0; q < i1; q++) {
+    int64_t e = inc[q];
+    const int64_t *v = m->elem_node + m->elem_ptr[e];
+    const pair_tab_t *t = &tab[(uint8_t)m->elem_type[e]];
+    for (int p = 0; p < t->n; p++) {
+      int64_t x = v[t->a[p]], y = v[t->b[p]], j = x == i ? y : y == i ? x : -1;
+      if (j < 0 || stamp[j] == i) continue;
+      stamp[j] = i;
+      if (row) row[deg] = (int32_t)j;
+      deg++;
+    }
+  }
+  return deg;
+}
+
+/* The graph row by row from the elements around each node (a node-to-element incidence), so
+ * no list of every element's pairs (each twice, before duplicates go) is ever held. */
 int pm_graph_build(const pm_mesh_t *m, pm_adjacency_t halo, pm_graph_t *g) {
   int ierr = PM_OK;
-  int64_t n = m->n_nodes;
-  int64_t *cnt = NULL;
-  int32_t *stamp = NULL;
+  int64_t n = m->n_nodes, ne = m->n_elems, nen = m->elem_ptr[ne];
+  int64_t *ptr = NULL;
+  int32_t *inc = NULL, *stamp = NULL;
+  pair_tab_t *tab = NULL;
   memset(g, 0, sizeof *g);
   PM_CHECK(n < INT32_MAX, PM_ERR_UNSUPPORTED, "%lld nodes: pmesh's local indices are 32-bit", (long long)n);
-  PM_TRY(PM_CALLOC(cnt, n + 1, "graph degrees"));
-  enum { MAXP = PM_CELL_MAX_VERTS * (PM_CELL_MAX_VERTS - 1) / 2 };
-  int8_t pa[MAXP], pb[MAXP];
-  for (int64_t e = 0; e < m->n_elems; e++) {
-    const int64_t *v = m->elem_node + m->elem_ptr[e];
-    for (int p = elem_pairs(m, e, halo, pa, pb) - 1; p >= 0; p--) {
-      cnt[v[pa[p]]]++;
-      cnt[v[pb[p]]]++;
+  PM_CHECK(ne < INT32_MAX, PM_ERR_UNSUPPORTED, "%lld elements: the graph build indexes elements in 32 bits",
+           (long long)ne);
+  PM_TRY(PM_CALLOC(tab, 256, "graph pairs"));
+  for (int t = 0; t < 128; t++) {
+    const pm_cell_t *c = pm_cell_gmsh(t);
+    if (!c) continue;
+    if (halo == PM_ADJACENCY_EDGE) {
+      for (int k = 0; k < c->n_edges; k++) {
+        tab[t].a[tab[t].n] = c->edge[k][0];
+        tab[t].b[tab[t].n++] = c->edge[k][1];
+      }
+    } else {
+      for (int i = 0; i < c->n_verts; i++)
+        for (int j = i + 1; j < c->n_verts; j++) {
+          tab[t].a[tab[t].n] = (int8_t)i;
+          tab[t].b[tab[t].n++] = (int8_t)j;
+        }
     }
   }
+  PM_TRY(PM_CALLOC(ptr, n + 2, "node elements"));
+  for (int64_t k = 0; k < nen; k++) ptr[m->elem_node[k] + 2]++;
+  for (int64_t i = 0; i < n; i++) ptr[i + 2] += ptr[i + 1];
+  PM_TRY(PM_MALLOC(inc, nen + 1, "node elements"));
+  for (int64_t e = 0; e < ne; e++)
+    for (int64_t k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) inc[ptr[m->elem_node[k] + 1]++] = (int32_t)e;
+  PM_TRY(PM_MALLOC(stamp, n + 1, "graph marks"));
+  for (int64_t i = 0; i < n; i++) stamp[i] = -1;
   PM_TRY(PM_MALLOC(g->xadj, n + 1, "graph offsets"));
   g->xadj[0] = 0;
-  for (int64_t i = 0; i < n; i++) g->xadj[i + 1] = g->xadj[i] + cnt[i];
-  PM_TRY(PM_MALLOC(g->adj, g->xadj[n], "graph adjacency"));
-  memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
-  for (int64_t e = 0; e < m->n_elems; e++) {
-    const int64_t *v = m->elem_node + m->elem_ptr[e];
-    int np = elem_pairs(m, e, halo, pa, pb);
-    for (int p = 0; p < np; p++) {
-      int64_t x = v[pa[p]], y = v[pb[p]];
-      g->adj[g->xadj[x] + cnt[x]++] = (int32_t)y;
-      g->adj[g->xadj[y] + cnt[y]++] = (int32_t)x;
-    }
-  }
-  /* Sort each row, drop duplicates and self loops (degenerate cells), compact in place. */
-  PM_TRY(PM_MALLOC(stamp, 1, "graph"));
-  int64_t w = 0;
+  for (int64_t i = 0; i < n; i++) g->xadj[i + 1] = g->xadj[i] + node_row(m, tab, inc, ptr[i], ptr[i + 1], (int32_t)i, stamp, NULL);
+  PM_TRY(PM_MALLOC(g->adj, g->xadj[n] + 1, "graph adjacency"));
+  for (int64_t i = 0; i < n; i++) stamp[i] = -1;
   for (int64_t i = 0; i < n; i++) {
-    int64_t b = g->xadj[i], e = g->xadj[i + 1];
-    int32_t *row = g->adj + b;
-    if (e - b > 32)
-      qsort(row, (size_t)(e - b), sizeof *row, cmp_i32);
+    int32_t *row = g->adj + g->xadj[i];
+    int64_t len = node_row(m, tab, inc, ptr[i], ptr[i + 1], (int32_t)i, stamp, row);
+    if (len > 32)
+      qsort(row, (size_t)len, sizeof *row, cmp_i32);
     else
-      sort_row(row, e - b);
-    g->xadj[i] = w;
-    for (int64_t k = b; k < e; k++) {
-      int32_t v = g->adj[k];
-      if (v == i || (k > b && v == g->adj[k - 1])) continue;
-      g->adj[w++] = v;
-    }
+      sort_row(row, len);
   }
-  g->xadj[n] = w;
   g->n = n;
-  PM_TRY(PM_REALLOC(g->adj, w, "graph adjacency"));
 cleanup:
-  free(cnt);
+  free(tab);
+  free(ptr);
+  free(inc);
   free(stamp);
   if (ierr) pm_graph_free(g);
   return ierr;

@@ -188,13 +188,64 @@ static void test_file(const char *path) {
   pm_mesh_destroy(&m);
 }
 
+/* a and b hold the same n items of type T. */
+#define SAME(a, b, n) ((n) == 0 || memcmp((a), (b), (size_t)(n) * sizeof *(a)) == 0)
+
+/* pm_mesh_read (which hands the file's arrays over to the mesh and compacts them in place) and
+ * pm_msh_read + pm_mesh_from_msh (which copies from a file content it leaves untouched) must
+ * build the same mesh, field by field. */
+static void test_same(const char *path) {
+  snprintf(g_what, sizeof g_what, "%s (read vs from_msh)", path);
+  pm_mesh_t *a = NULL, *b = NULL;
+  pm_msh_t *msh = NULL;
+  OK(pm_mesh_read(path, &a, NULL));
+  OK(pm_msh_read(path, &msh));
+  OK(pm_mesh_from_msh(msh, &b));
+  pm_msh_destroy(&msh);
+  EXPECT(a->dim == b->dim && a->n_nodes == b->n_nodes && a->n_elems == b->n_elems && a->n_faces == b->n_faces &&
+             a->n_groups == b->n_groups,
+         "%s: sizes differ", g_what);
+  if (a->n_nodes == b->n_nodes && a->n_elems == b->n_elems && a->n_faces == b->n_faces) {
+    int64_t ne = a->n_elems, nf = a->n_faces;
+    EXPECT(SAME(a->node_gid, b->node_gid, a->n_nodes) && SAME(a->xyz, b->xyz, 3 * a->n_nodes), "%s: nodes differ",
+           g_what);
+    EXPECT(SAME(a->elem_type, b->elem_type, ne) && SAME(a->elem_gid, b->elem_gid, ne) &&
+               SAME(a->elem_ptr, b->elem_ptr, ne + 1) && SAME(a->elem_node, b->elem_node, a->elem_ptr[ne]),
+           "%s: elements differ", g_what);
+    EXPECT(SAME(a->face_type, b->face_type, nf) && SAME(a->face_gid, b->face_gid, nf) &&
+               SAME(a->face_ptr, b->face_ptr, nf + 1) && SAME(a->face_node, b->face_node, a->face_ptr[nf]),
+           "%s: faces differ", g_what);
+  }
+  for (int g = 0; g < a->n_groups && a->n_groups == b->n_groups; g++) {
+    const pm_group_t *x = &a->groups[g], *y = &b->groups[g];
+    EXPECT(strcmp(x->name, y->name) == 0 && x->dim == y->dim && x->n_nodes == y->n_nodes &&
+               x->n_faces == y->n_faces && x->n_elems == y->n_elems && SAME(x->nodes, y->nodes, x->n_nodes) &&
+               SAME(x->faces, y->faces, x->n_faces) && SAME(x->elems, y->elems, x->n_elems),
+           "%s: group %s differs", g_what, x->name);
+  }
+  EXPECT(a->n_dropped_nodes == b->n_dropped_nodes && a->n_dropped_entries == b->n_dropped_entries &&
+             a->first_dropped_gid == b->first_dropped_gid && a->n_ignored_lines == b->n_ignored_lines &&
+             a->n_ignored_points == b->n_ignored_points,
+         "%s: the dropped or ignored counts differ", g_what);
+  pm_mesh_destroy(&a);
+  pm_mesh_destroy(&b);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   static const int64_t sizes[][3] = {{2, 2, 2}, {4, 3, 5}, {6, 2, 3}};
   for (int s = 0; s < 3; s++)
     for (int kind = 0; kind < 3; kind++) test_box(sizes[s][0], sizes[s][1], sizes[s][2], kind == 1, kind == 2);
-  for (int i = 1; i < argc; i++) test_file(argv[i]);
+  int same_only = 0; /* after --same: other dimensions, compared only */
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--same") == 0) {
+      same_only = 1;
+      continue;
+    }
+    if (!same_only) test_file(argv[i]);
+    test_same(argv[i]);
+  }
   printf("test_mesh3d: %ld checks, %ld failures\n", g_checks, g_fail);
   MPI_Finalize();
   return g_fail ? 1 : 0;

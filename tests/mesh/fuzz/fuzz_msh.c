@@ -1,6 +1,8 @@
 /* fuzz_msh.c - libFuzzer harness of the Gmsh reader.  Each input is written to one temporary
  * file per process and read with pm_msh_read(); a success must give a consistent mesh, a
- * failure a message and a NULL handle.  Sanitizers catch the rest.  Built with -DPMESH_FUZZ=ON
+ * failure a message and a NULL handle.  A file that reads is also built into the global mesh
+ * twice, by pm_mesh_from_msh() (copying) and pm_mesh_read() (handing the arrays over, compacted
+ * in place): both must succeed or fail together and agree.  Sanitizers catch the rest.  Built with -DPMESH_FUZZ=ON
  * and clang (tests/mesh/CMakeLists.txt). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_mesh.h"
 #include "pmesh/pm_msh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,6 +55,32 @@ static void check_mesh(const pm_msh_t *m, size_t size) {
   free(tags);
 }
 
+#define SAME(a, b, n) ((n) == 0 || memcmp((a), (b), (size_t)(n) * sizeof *(a)) == 0)
+
+/* The two ways of building the global mesh agree (see the head comment). */
+static void check_build(const pm_msh_t *msh) {
+  pm_mesh_t *a = NULL, *b = NULL;
+  int ra = pm_mesh_from_msh(msh, &a);
+  pm_error_clear();
+  int rb = pm_mesh_read(fuzz_path, &b, NULL);
+  pm_error_clear();
+  if ((ra == PM_OK) != (rb == PM_OK)) abort();
+  if (ra == PM_OK) {
+    int64_t ne = a->n_elems, nf = a->n_faces;
+    if (a->n_nodes != b->n_nodes || ne != b->n_elems || nf != b->n_faces || a->n_groups != b->n_groups) abort();
+    if (!SAME(a->node_gid, b->node_gid, a->n_nodes) || !SAME(a->elem_gid, b->elem_gid, ne) ||
+        !SAME(a->elem_ptr, b->elem_ptr, ne + 1) || !SAME(a->elem_node, b->elem_node, a->elem_ptr[ne]) ||
+        !SAME(a->face_ptr, b->face_ptr, nf + 1) || !SAME(a->face_node, b->face_node, a->face_ptr[nf]))
+      abort();
+    for (int g = 0; g < a->n_groups; g++)
+      if (a->groups[g].n_nodes != b->groups[g].n_nodes ||
+          !SAME(a->groups[g].nodes, b->groups[g].nodes, a->groups[g].n_nodes))
+        abort();
+  }
+  pm_mesh_destroy(&a);
+  pm_mesh_destroy(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!fuzz_path[0]) {
     /* a RAM-backed folder when there is one: one small file is rewritten per input */
@@ -71,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc == PM_OK) {
     if (!m) abort();
     check_mesh(m, size);
+    check_build(m);
   } else if (m != NULL || pm_error_message()[0] == '\0') {
     abort();
   }
