@@ -4,11 +4,16 @@
 #define PMESH_TU_PART_H
 
 #include "pmesh/pm_local.h"
+#include "pmesh/pm_mesh.h"
 #include "pmesh/pm_part.h"
 
 /** Rank `rank` of `nparts` parts of the mesh at `path` (method, halo kind; METIS seed 1,
  *  partition fingerprint 1); *dim is the mesh's dimension.  Not collective. */
 int tu_part_local(const char *path, int nparts, int rank, pm_part_method_t method, pm_adjacency_t halo,
                   pm_local_t **local, int *dim);
+
+/** The same from a mesh already in memory (not modified).  Not collective. */
+int tu_part_mesh_local(const pm_mesh_t *mesh, int nparts, int rank, pm_part_method_t method, pm_adjacency_t halo,
+                       pm_local_t **local);
 
 #endif

@@ -25,23 +25,13 @@
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_refine.h"
 #include "tu_check.h"
+#include "tu_part.h"
 
 /* This rank's part of the mesh, partitioned into `nparts` (the method's own choice). */
 static pm_local_t *local_of(const pm_mesh_t *m, pm_part_method_t method, int nparts, int r) {
-  pm_graph_t graph = {0};
-  pm_part_options_t opt = {.nparts = nparts, .method = method};
-  int32_t *part = malloc((size_t)m->n_nodes * sizeof *part);
-  int64_t cut;
-  pm_part_plan_t *plan = NULL;
   pm_local_t *l = NULL;
-  int ierr = pm_graph_build(m, PM_ADJACENCY_ELEMENT, &graph);
-  if (!ierr) ierr = pm_part_compute(m, &graph, &opt, part, &cut);
-  if (!ierr) ierr = pm_part_plan_create(m, &graph, PM_ADJACENCY_ELEMENT, part, nparts, &plan);
-  if (!ierr) ierr = pm_part_local(plan, r, 12345, &l);
+  int ierr = tu_part_mesh_local(m, nparts, r, method, PM_ADJACENCY_ELEMENT, &l);
   if (ierr) tu_die(__FILE__, __LINE__, "partition", ierr);
-  pm_part_plan_destroy(&plan);
-  pm_graph_free(&graph);
-  free(part);
   return l;
 }
 

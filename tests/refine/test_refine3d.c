@@ -25,6 +25,7 @@
 #include "pmesh/pm_part.h"
 #include "pmesh/pm_refine.h"
 #include "tu_check.h"
+#include "tu_part.h"
 
 /* The Jacobian determinant at reference point xi of cell type t placed at x[n_verts][3] (2D
  * cells in the xy plane, lines along x). */
@@ -70,20 +71,9 @@ static void check_templates(void) {
 }
 
 static pm_local_t *local_of(const pm_mesh_t *m, int nparts, int r) {
-  pm_graph_t graph = {0};
-  pm_part_options_t opt = {.nparts = nparts, .method = PM_PART_METIS_KWAY};
-  int32_t *part = malloc((size_t)m->n_nodes * sizeof *part);
-  int64_t cut;
-  pm_part_plan_t *plan = NULL;
   pm_local_t *l = NULL;
-  int ierr = pm_graph_build(m, PM_ADJACENCY_ELEMENT, &graph);
-  if (!ierr) ierr = pm_part_compute(m, &graph, &opt, part, &cut);
-  if (!ierr) ierr = pm_part_plan_create(m, &graph, PM_ADJACENCY_ELEMENT, part, nparts, &plan);
-  if (!ierr) ierr = pm_part_local(plan, r, 12345, &l);
+  int ierr = tu_part_mesh_local(m, nparts, r, PM_PART_METIS_KWAY, PM_ADJACENCY_ELEMENT, &l);
   if (ierr) tu_die(__FILE__, __LINE__, "partition", ierr);
-  pm_part_plan_destroy(&plan);
-  pm_graph_free(&graph);
-  free(part);
   return l;
 }
 
