@@ -11,7 +11,6 @@
  * (pm_partdir.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include "pmesh/pm_partdir.h"
 #include "pmesh/pm_quality.h"
 #include "pmesh/pm_version.h"
+#include "partition_quality.h"
 
 static const char *tool = "partition";
 
@@ -82,45 +82,6 @@ typedef struct rank_stat {
   int64_t internal, external, aux, elems, neib, import, export_;
 } rank_stat_t;
 
-/* The shape measures per cell type (pmesh/pm_quality.h), one line each, on stdout. */
-static void print_quality(const pm_quality_t *q) {
-  for (int t = 0; t < PM_CELL_NTYPES; t++) {
-    if (!q->count[t]) continue;
-    printf("shape %-12s %10" PRId64 " cells, %s: worst %.4g mean %.4g", pm_cell_get((pm_cell_type_t)t)->name,
-           q->count[t], pm_quality_name((pm_cell_type_t)t), q->worst[t], pm_quality_mean(q, (pm_cell_type_t)t));
-    if (q->degenerate[t]) printf(" (%" PRId64 " flat or tangled)", q->degenerate[t]);
-    printf("\n");
-  }
-}
-
-/* A JSON number, null for an infinite one (JSON has no infinity). */
-static void json_number(FILE *fp, double v) {
-  if (isfinite(v))
-    fprintf(fp, "%.9g", v);
-  else
-    fprintf(fp, "null");
-}
-
-/* The shape measures per cell type as a JSON array member "quality". */
-static void write_quality(FILE *fp, const pm_quality_t *q) {
-  fprintf(fp, "  \"quality\": [");
-  const char *sep = "\n";
-  for (int t = 0; t < PM_CELL_NTYPES; t++) {
-    if (!q->count[t]) continue;
-    fprintf(fp,
-            "%s    {\"cell\": \"%s\", \"measure\": \"%s\", \"cells\": %" PRId64 ", \"degenerate\": %" PRId64
-            ", \"worst\": ",
-            sep, pm_cell_get((pm_cell_type_t)t)->name, pm_quality_name((pm_cell_type_t)t), q->count[t],
-            q->degenerate[t]);
-    json_number(fp, q->worst[t]);
-    fprintf(fp, ", \"mean\": ");
-    json_number(fp, pm_quality_mean(q, (pm_cell_type_t)t));
-    fprintf(fp, "}");
-    sep = ",\n";
-  }
-  fprintf(fp, "%s],\n", sep[0] == ',' ? "\n  " : "");
-}
-
 static int run_check(const char *dir) {
   pm_check_stats_t st;
   int ierr = pm_check_partition(dir, &st);
@@ -131,7 +92,7 @@ static int run_check(const char *dir) {
   printf("%s: ok: %d parts, %" PRId64 " nodes, %" PRId64 " elements, %" PRId64 " external nodes, %" PRId64
          " exported items; every node has one owner and every export list matches its import list\n",
          dir, st.nparts, st.global_nodes, st.global_elems, st.external_nodes, st.exchanged_items);
-  print_quality(&st.quality);
+  partition_print_quality(&st.quality);
   return EXIT_SUCCESS;
 }
 
@@ -443,7 +404,7 @@ static void print_report(const work_t *w, int64_t mn, double avg, int64_t mx, do
   for (int g = 0; g < mesh->n_groups; g++)
     printf("  group %-16s %dD, %" PRId64 " %s, %" PRId64 " nodes\n", mesh->groups[g].name, mesh->groups[g].dim,
            group_count(mesh, g), group_items(mesh, g), mesh->groups[g].n_nodes);
-  print_quality(&w->quality);
+  partition_print_quality(&w->quality);
   printf("%6s %10s %10s %8s %10s %6s %10s %10s\n", "rank", "internal", "external", "aux", "elements", "neib", "import",
          "export");
   for (int r = 0; r < w->opt.nparts; r++)
@@ -485,7 +446,7 @@ static int write_summary(const work_t *w, int64_t mn, double avg, int64_t mx, do
             group_items(mesh, g), group_count(mesh, g), mesh->groups[g].n_nodes, g + 1 < mesh->n_groups ? "," : "");
   }
   fprintf(fp_, "  ],\n");
-  write_quality(fp_, &w->quality);
+  partition_write_quality(fp_, &w->quality);
   fprintf(fp_, "  \"ranks\": [\n");
   for (int r = 0; r < nparts; r++)
     fprintf(fp_,
