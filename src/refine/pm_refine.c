@@ -95,8 +95,10 @@ static int cmp_face(const void *x, const void *y) {
   return s ? s : (a->slot > b->slot) - (a->slot < b->slot);
 }
 
-/* Shape measure of a tetrahedron (larger is worse; scale-free): the cube root of its squared
- * edge lengths' sum cubed over its squared volume. */
+/* Shape measure of a tetrahedron (larger is worse; scale-free): the cube of its squared edge
+ * lengths' sum over its squared volume.  Only compared between the variants of one element, so
+ * any monotone measure serves; this one needs no square roots, unlike pm_cell_quality's radius
+ * ratio. */
 static double tet_shape(const double (*x)[3], const int8_t *v) {
   double e2 = 0, a[3][3];
   for (int i = 0; i < 4; i++)
