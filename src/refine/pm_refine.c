@@ -96,9 +96,9 @@ static int cmp_face(const void *x, const void *y) {
 }
 
 /* Shape measure of a tetrahedron (larger is worse; scale-free): the cube of its squared edge
- * lengths' sum over its squared volume.  Only compared between the variants of one element, so
- * any monotone measure serves; this one needs no square roots, unlike pm_cell_quality's radius
- * ratio. */
+ * lengths' sum over its squared volume, without square roots.  It only breaks ties between
+ * equally long diagonals; it is not pm_cell_quality's radius ratio, which could rank the variants
+ * otherwise and so change refined meshes. */
 static double tet_shape(const double (*x)[3], const int8_t *v) {
   double e2 = 0, a[3][3];
   for (int i = 0; i < 4; i++)
