@@ -177,10 +177,34 @@ static void facet_counts(const pm_mesh_t *m, const facet_tab_t *tab, const facet
   }
 }
 
+/* A boundary quadrangle of one bucket that boundary triangles of the same bucket split (a
+ * hexahedron or prism against tetrahedra, without the pyramids that would join them): the
+ * positions of the quadrangle and of one triangle in *quad and *tri, or -1.  A split always
+ * leaves a triangle with the quadrangle's smallest node, so the bucket holds it.  sk holds the
+ * bucket's sorted refs (facet_counts). */
+static void split_quad(const facet_ref_t *sk, int64_t nbk, const int64_t *times, int64_t *quad, int64_t *tri) {
+  *quad = *tri = -1;
+  for (int64_t q = 0; q < nbk; q++) {
+    const int64_t *kq = sk[q].key;
+    if (kq[2] < 0 || times[sk[q].p] != 1) continue;
+    for (int64_t t = 0; t < nbk; t++) {
+      const int64_t *kt = sk[t].key;
+      if (kt[1] < 0 || kt[2] >= 0 || times[sk[t].p] != 1) continue;
+      int in = 0;
+      for (int a = 0; a < 2; a++) in += kt[a] == kq[0] || kt[a] == kq[1] || kt[a] == kq[2];
+      if (in == 2) {
+        *quad = sk[q].p;
+        *tri = sk[t].p;
+        return;
+      }
+    }
+  }
+}
+
 /* Derive the "boundary" faces: the facets of exactly one cell (edges of 2D cells, faces of 3D
  * cells, end points of lines), outward as the cell sees them, in the order of their smallest
- * node and then of their cells.  A facet of three or more cells (in 2D and 3D) is not a mesh
- * pmesh can solve on and is refused.  Appends the faces to the face arrays (gid 0) and returns
+ * node and then of their cells.  A facet of three or more cells (in 2D and 3D) and a quadrangle
+ * split by triangles are not meshes pmesh can solve on and are refused.  Appends the faces to the face arrays (gid 0) and returns
  * their index range in *first, *count. */
 static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
   int ierr = PM_OK;
@@ -208,6 +232,14 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
                  (long long)m->elem_gid[item[b0 + bad].it / 8], (long long)m->elem_gid[item[b0 + other].it / 8],
                  (long long)(bad < 0 ? 0 : times[bad] - 2), m->dim == 3 ? " face" : "n edge",
                  m->dim == 3 ? "face" : "edge");
+    int64_t quad, tri;
+    split_quad(sk, nbk, times, &quad, &tri);
+    PM_TRY_CHECK(quad < 0, PM_ERR_FORMAT,
+                 "element %lld's quadrangle face is split into triangles by element %lld: a non-conforming "
+                 "interface (cells must meet on whole faces; a hexahedron or prism meets tetrahedra on a "
+                 "quadrangle only through pyramids, which pmesh does not support)",
+                 (long long)m->elem_gid[item[b0 + (quad < 0 ? 0 : quad)].it / 8],
+                 (long long)m->elem_gid[item[b0 + (tri < 0 ? 0 : tri)].it / 8]);
     for (int64_t p = 0; p < nbk; p++) {
       if (times[p] != 1) continue;
       if (nb == cap) {

@@ -35,6 +35,10 @@ files = {
     # Three positive tetrahedra on one triangle (1 2 3): two above it, one below.
     "face_three_cells.msh": mesh(TET + [(0.2, 0.2, -1), (0.3, 0.3, 0.5)],
                                  [(4, 1, [1, 2, 3, 4]), (4, 1, [1, 3, 2, 5]), (4, 1, [1, 2, 3, 6])]),
+    # A hexahedron whose face x = 1 two tetrahedra split along its diagonal 2-7 (no pyramid
+    # between them): a non-conforming interface.
+    "hex_tets_nonconforming.msh": mesh(CUBE + [(2, 0.5, 0.5)],
+                                       [(5, 1, [1, 2, 3, 4, 5, 6, 7, 8]), (4, 1, [2, 3, 7, 9]), (4, 1, [2, 7, 6, 9])]),
     # The closed surface of a tetrahedron: triangles in 3D space, no volume.
     "surface_only.msh": mesh(TET, [(2, 1, [1, 3, 2]), (2, 1, [1, 2, 4]), (2, 1, [1, 4, 3]), (2, 1, [2, 3, 4])]),
 }
