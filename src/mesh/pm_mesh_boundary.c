@@ -204,9 +204,10 @@ static void split_quad(const facet_ref_t *sk, int64_t nbk, const int64_t *times,
 /* Derive the "boundary" faces: the facets of exactly one cell (edges of 2D cells, faces of 3D
  * cells, end points of lines), outward as the cell sees them, in the order of their smallest
  * node and then of their cells.  A facet of three or more cells (in 2D and 3D) and a quadrangle
- * split by triangles are not meshes pmesh can solve on and are refused.  Appends the faces to the face arrays (gid 0) and returns
- * their index range in *first, *count. */
-static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
+ * split by triangles are not meshes pmesh can solve on and are refused.  With keep, appends the
+ * faces to the face arrays (gid 0) and returns their index range in *first, *count; without,
+ * only checks. */
+static int derive_boundary(pm_mesh_t *m, int keep, int64_t *first, int64_t *count) {
   int ierr = PM_OK;
   int64_t *start = NULL, *bf = NULL, *times = NULL;
   facet_item_t *item = NULL;
@@ -240,7 +241,7 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
                  "quadrangle only through pyramids, which pmesh does not support)",
                  (long long)m->elem_gid[item[b0 + (quad < 0 ? 0 : quad)].it / 8],
                  (long long)m->elem_gid[item[b0 + (tri < 0 ? 0 : tri)].it / 8]);
-    for (int64_t p = 0; p < nbk; p++) {
+    for (int64_t p = 0; p < nbk && keep; p++) {
       if (times[p] != 1) continue;
       if (nb == cap) {
         cap *= 2;
@@ -253,6 +254,9 @@ static int derive_boundary(pm_mesh_t *m, int64_t *first, int64_t *count) {
   }
   free(item);
   item = NULL;
+  *first = m->n_faces;
+  *count = 0;
+  if (!keep) goto cleanup;
   int64_t nf = m->n_faces;
   PM_TRY(PM_REALLOC(m->face_type, nf + nb, "faces"));
   PM_TRY(PM_REALLOC(m->face_gid, nf + nb, "faces"));
@@ -283,9 +287,9 @@ cleanup:
 int pm_mesh_add_boundary(pm_mesh_t *m) {
   int have_boundary = 0;
   for (int g = 0; g < m->n_groups; g++) have_boundary |= strcmp(m->groups[g].name, "boundary") == 0;
-  if (have_boundary) return PM_OK;
   int64_t f0 = 0, nb = 0;
-  PM_CALL(derive_boundary(m, &f0, &nb));
+  PM_CALL(derive_boundary(m, !have_boundary, &f0, &nb)); /* its checks run either way */
+  if (have_boundary) return PM_OK;
   pm_group_t *grp = &m->groups[m->n_groups];
   m->n_groups++;
   grp->dim = m->dim - 1;

@@ -35,6 +35,10 @@ files = {
     # Three positive tetrahedra on one triangle (1 2 3): two above it, one below.
     "face_three_cells.msh": mesh(TET + [(0.2, 0.2, -1), (0.3, 0.3, 0.5)],
                                  [(4, 1, [1, 2, 3, 4]), (4, 1, [1, 3, 2, 5]), (4, 1, [1, 2, 3, 6])]),
+    # The same with a physical surface named "boundary" (so none is derived): still refused.
+    "face_three_cells_named.msh": mesh(TET + [(0.2, 0.2, -1), (0.3, 0.3, 0.5)],
+                                       [(4, 1, [1, 2, 3, 4]), (4, 1, [1, 3, 2, 5]), (4, 1, [1, 2, 3, 6]),
+                                        (2, 2, [1, 2, 4])], '3 1 "solid"\n2 2 "boundary"\n'),
     # A hexahedron whose face x = 1 two tetrahedra split along its diagonal 2-7 (no pyramid
     # between them): a non-conforming interface.
     "hex_tets_nonconforming.msh": mesh(CUBE + [(2, 0.5, 0.5)],
