@@ -71,6 +71,19 @@ typedef struct pm_refine_parents {
 /** Free; NULL-safe, sets *parents to NULL.  Not collective. */
 PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 
+/** For every coarse element, the fine local node of each of its refinement points (pm_cell.h:
+ *  vertices, edge midpoints, quadrilateral face centres, cell centre, in the table's order), and
+ *  the tetrahedron's inner diagonal: with the table's templates (child[], variant_child[]) the
+ *  fine elements follow from it without being stored (the matrix-free fine operator,
+ *  pm_fine_op.h).  Read-only to callers. */
+typedef struct pm_refine_points {
+  int32_t n_elems; /* coarse local elements */
+  int stride;      /* entries per element: the largest n_refined of the mesh's cells */
+  int32_t *node;   /* [n_elems*stride] fine local node, -1 when the point is not in the fine mesh */
+  int8_t *variant; /* [n_elems] the tetrahedron's variant (its inner diagonal), 0 for other cells */
+} pm_refine_points_t;
+/** Free; NULL-safe, sets *points to NULL.  Not collective. */
+PM_EXTERN void pm_refine_points_destroy(pm_refine_points_t **points);
 /** Refine every rank's local mesh once.
  *  @param[in]  comm     the partition's communicator: rank r holds part r (coarse->rank, nparts)
  *  @param[in]  coarse   this rank's local mesh with its mesh sections (not modified, not kept)
@@ -86,6 +99,10 @@ PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 PM_EXTERN int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine,
                               pm_refine_parents_t **parents);
 
+/** pm_refine_local, also giving the refinement points of the coarse elements (points NULL: not
+ *  made; free with pm_refine_points_destroy()).  Collective on comm. */
+PM_EXTERN int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine,
+                                     pm_refine_parents_t **parents, pm_refine_points_t **points);
 /** The partition fingerprint of a refined level: FNV-1a 64 of the coarse one and "refine".
  *  Not collective. */
 PM_EXTERN uint64_t pm_refine_fingerprint(uint64_t coarse);

@@ -212,14 +212,12 @@ KERNEL void add_upper(double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double (*grad)[3],
 
 /* Element stiffness and load of a cell of nv vertices, dimension dim, nq quadrature points
  * (pm_element_stiffness); s scales the weights. */
-KERNEL int stiffness(const ref_basis_t *r, const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f,
-                     double s, double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV], const int nv,
-                     const int dim, const int nq) {
-  const double *X[PM_CELL_MAX_VERTS];
+KERNEL int stiffness(const ref_basis_t *r, const double *const *X, const pm_expr_t *k, const pm_expr_t *f, double s,
+                     double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV], const int nv, const int dim,
+                     const int nq) {
   pm_element_qp_t g;
   /* constant data are evaluated once, at the first point, and need no other point */
   const int k_const = pm_expr_is_const(k), f_const = pm_expr_is_const(f);
-  vertices(l, e, X, nv);
   PM_CALL(geometry(r, X, 1, !(k_const && f_const), &g, nv, dim, nq));
   /* the data at the points first: the sums below then run without calls in between */
   double kw[PM_CELL_MAX_QP], fv[PM_CELL_MAX_QP], w[PM_CELL_MAX_QP]; /* k w, f and w at each point */
@@ -297,21 +295,43 @@ int pm_element_geometry(const pm_cell_t *c, const double *const *X, int grads, p
   }
 }
 
-int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
-                         double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]) {
-  const ref_basis_t *r;
-  PM_CALL(element_type(l, e, &r));
-  const pm_cell_t *c = r->c;
+int pm_element_stiffness_at(const pm_cell_t *c, const double *const *X, const pm_expr_t *k, const pm_expr_t *f,
+                            double area, double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]) {
+  const ref_basis_t *r = ref_basis(c);
   double s = c->dim == 1 ? area : 1.0;
   switch (shape(c)) {
 #define CASE(nv, dim, nq)                                                                                           \
   case SHAPE(nv, dim, nq):                                                                                          \
-    return stiffness(r, l, e, k, f, s, K, F, nv, dim, nq);
+    return stiffness(r, X, k, f, s, K, F, nv, dim, nq);
     SHAPES(CASE)
 #undef CASE
   default:
-    return stiffness(r, l, e, k, f, s, K, F, c->n_verts, c->dim, c->n_qp);
+    return stiffness(r, X, k, f, s, K, F, c->n_verts, c->dim, c->n_qp);
   }
+}
+
+int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
+                         double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]) {
+  const ref_basis_t *r;
+  PM_CALL(element_type(l, e, &r));
+  const double *X[PM_CELL_MAX_VERTS];
+  vertices(l, e, X, r->c->n_verts);
+  return pm_element_stiffness_at(r->c, X, k, f, area, K, F);
+}
+
+int pm_element_tet_laplace(const double *const *X, double k, double K[4][4]) {
+  const ref_basis_t *r = ref_basis(pm_cell_gmsh(4));
+  pm_element_qp_t g;
+  PM_CALL(geometry(r, X, 1, 0, &g, 4, 3, 4));
+  double ks = 0; /* summed as stiffness() sums k w over the points */
+  for (int q = 0; q < 4; q++) ks += k * g.w[q];
+  for (int a = 0; a < 4; a++)
+    for (int b = a; b < 4; b++) {
+      double d = 0;
+      for (int i = 0; i < 3; i++) d += g.grad[0][a][i] * g.grad[0][b][i];
+      K[a][b] = K[b][a] = ks * d;
+    }
+  return PM_OK;
 }
 
 int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[PM_ELEMENT_NV][PM_ELEMENT_NV]) {

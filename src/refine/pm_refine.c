@@ -631,13 +631,54 @@ cleanup:
   return ierr;
 }
 
+void pm_refine_points_destroy(pm_refine_points_t **points) {
+  if (!points || !*points) return;
+  free((*points)->node);
+  free((*points)->variant);
+  free(*points);
+  *points = NULL;
+}
+
+/* Each coarse element's refinement points as fine local nodes, and its variant.  Local. */
+static int build_points(const work_t *w, pm_refine_points_t **points) {
+  const pm_local_t *c = w->c;
+  pm_refine_points_t *pt = NULL;
+  int ierr = PM_OK, stride = 1;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    if (t->n_refined > stride) stride = t->n_refined;
+  }
+  PM_TRY(PM_CALLOC(pt, 1, "refinement points"));
+  pt->n_elems = c->n_elems;
+  pt->stride = stride;
+  PM_TRY(PM_MALLOC(pt->node, (int64_t)c->n_elems * stride + 1, "refinement points"));
+  PM_TRY(PM_MALLOC(pt->variant, (int64_t)c->n_elems + 1, "refinement points"));
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    int32_t *row = pt->node + (int64_t)e * stride;
+    for (int k = 0; k < stride; k++) row[k] = k < t->n_refined ? w->lid[cand_of(w, e, k)] : -1;
+    pt->variant[e] = w->variant[e];
+  }
+  *points = pt;
+  pt = NULL;
+cleanup:
+  pm_refine_points_destroy(&pt);
+  return ierr;
+}
+
 int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents) {
+  return pm_refine_local_points(comm, coarse, fine, parents, NULL);
+}
+
+int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents,
+                           pm_refine_points_t **points) {
   work_t w = {0};
   pm_local_t *f = NULL;
   int32_t *fc = NULL;
   int ierr = PM_OK;
   if (fine) *fine = NULL;
   if (parents) *parents = NULL;
+  if (points) *points = NULL;
   w.c = coarse;
   w.comm = comm;
   MPI_Comm_rank(comm, &w.rank);
@@ -679,12 +720,14 @@ int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, 
   }
   if (!ierr) ierr = pm_refine_build_cells(&w, f, fc);
   if (!ierr && parents) ierr = build_parents(&w, f, fc, parents);
+  if (!ierr && points) ierr = build_points(&w, points);
   ierr = pm_comm_agree(comm, ierr);
   if (ierr) goto cleanup;
   *fine = f;
   f = NULL;
 cleanup:
   if (ierr && parents) pm_refine_parents_destroy(parents);
+  if (ierr && points) pm_refine_points_destroy(points);
   pm_local_destroy(&f);
   free(fc);
   work_free(&w);
