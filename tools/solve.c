@@ -46,7 +46,8 @@ static int precond_create(const params_t *p, pm_partition_t *part, pm_pc_t **pc)
   if (p->precond == PRECOND_MG) {
     pm_amg_options_t o;
     solve_amg_options(p, &o);
-    PM_CALL(pm_partition_take_mg(part, &o, pc));
+    /* matrix-free: the level below the finest stays the fine operator's, so the levels are lent */
+    PM_CALL(p->fine_operator ? pm_partition_create_mg(part, &o, pc) : pm_partition_take_mg(part, &o, pc));
     return pm_mg_set_coarse(*pc, (pm_mg_coarse_t)p->mg_coarse);
   }
   if (p->precond == PRECOND_AMG) {
@@ -417,8 +418,12 @@ static int refine(const params_t *p, pm_partition_t *part) {
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
   double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0) *
                                 (p->dim == 3 ? 2.5 : 1.0);
+  if (p->fine_operator) run_bytes = keep + 130.0; /* no fine matrix: vectors, diagonal, marks, the cycle's level */
   PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
-  PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
+  if (p->fine_operator) /* the levels and the last level's refinement points: the fine operator's */
+    PM_CALL(pm_partition_refine_points(part, p->refine));
+  else
+    PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
   return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
 }
 
@@ -436,6 +441,7 @@ static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t att
   o->output_xmf = p->out_xmf;
   if (p->dump[0]) o->on_assembled = dump_matrix, o->on_assembled_ctx = (void *)(uintptr_t)p;
   o->release_elements = 1; /* nothing after the run reads them */
+  o->matrix_free = p->fine_operator;
   static char options_text[16384], pc_text[512];
   o->attrs = attrs;
   o->n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);

@@ -56,9 +56,11 @@ PM_EXTERN int pm_fine_system(pm_fine_t *f, double *b, double *u, int64_t *n_fixe
  *  Collective on the halo's communicator. */
 PM_EXTERN int pm_fine_op(pm_fine_t *f, pm_op_t **op);
 
-/** The lumped-mass weights of the N internal nodes (pm_fem_node_weights on the fine mesh).  Not
- *  collective. */
-PM_EXTERN int pm_fine_node_weights(const pm_fine_t *f, double *w);
+/** The lumped-mass weights of the N internal nodes of `fine` (pm_fem_node_weights on the fine
+ *  mesh) from the children of coarse's tetrahedra (points: pm_refine_local_points from coarse to
+ *  fine); PM_ERR_UNSUPPORTED for other cells.  Not collective. */
+PM_EXTERN int pm_fine_node_weights(const pm_local_t *coarse, const pm_local_t *fine, const pm_refine_points_t *points,
+                                   double *w);
 
 #ifdef __cplusplus
 }

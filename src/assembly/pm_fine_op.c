@@ -29,16 +29,21 @@ struct pm_fine {
 
 /* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
  * lack nodes this rank does not hold). */
-static inline int child_nodes(const pm_fine_t *F, const pm_cell_t *t, int32_t e, int ch, int32_t v[4]) {
-  const int32_t *row = F->pt->node + (int64_t)e * F->pt->stride;
-  const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[F->pt->variant[e]][ch - t->n_fixed];
+static inline int children_of(const pm_refine_points_t *pt, int32_t n, const pm_cell_t *t, int32_t e, int ch,
+                              int32_t v[4]) {
+  const int32_t *row = pt->node + (int64_t)e * pt->stride;
+  const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[pt->variant[e]][ch - t->n_fixed];
   int mine = 0, missing = 0;
   for (int j = 0; j < 4; j++) {
     v[j] = row[ref[j]];
     missing |= v[j] < 0;
-    mine |= v[j] >= 0 && v[j] < F->f->n_internal;
+    mine |= v[j] >= 0 && v[j] < n;
   }
   return mine && !missing;
+}
+
+static inline int child_nodes(const pm_fine_t *F, const pm_cell_t *t, int32_t e, int ch, int32_t v[4]) {
+  return children_of(F->pt, F->f->n_internal, t, e, ch, v);
 }
 
 static inline double k_of(const pm_fine_t *F, int32_t e) {
@@ -288,17 +293,21 @@ int pm_fine_op(pm_fine_t *F, pm_op_t **op) {
   return pm_op_create_shell(pm_halo_comm(F->halo), F->f->n_internal, F->f->n_total, &shell, F, op);
 }
 
-int pm_fine_node_weights(const pm_fine_t *F, double *w) {
+int pm_fine_node_weights(const pm_local_t *coarse, const pm_local_t *fine, const pm_refine_points_t *pt, double *w) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
-  int32_t n = F->f->n_internal;
+  int32_t n = fine->n_internal;
+  PM_CHECK(pt && pt->n_elems == coarse->n_elems, PM_ERR_ARG, "pm_fine_node_weights: no refinement points of the mesh");
+  for (int32_t e = 0; e < coarse->n_elems; e++)
+    PM_CHECK(coarse->elem_type[e] == TET, PM_ERR_UNSUPPORTED, "pm_fine_node_weights: element %lld is no tetrahedron",
+             (long long)coarse->elem_gid[e]);
   memset(w, 0, (size_t)n * sizeof *w);
-  for (int32_t e = 0; e < F->c->n_elems; e++)
+  for (int32_t e = 0; e < coarse->n_elems; e++)
     for (int ch = 0; ch < t->n_children; ch++) {
       int32_t v[4];
       const double *X[PM_CELL_MAX_VERTS];
       pm_element_qp_t g;
-      if (!child_nodes(F, t, e, ch, v)) continue;
-      for (int j = 0; j < 4; j++) X[j] = F->f->xyz + 3 * (int64_t)v[j];
+      if (!children_of(pt, n, t, e, ch, v)) continue;
+      for (int j = 0; j < 4; j++) X[j] = fine->xyz + 3 * (int64_t)v[j];
       PM_CALL(pm_element_geometry(t, X, 0, &g));
       double m = 0;
       for (int q = 0; q < g.n_qp; q++) m += g.w[q];

@@ -97,6 +97,7 @@ void pm_partition_destroy(pm_partition_t **part) {
   for (int k = 0; p->level_parents && k < p->levels; k++) pm_refine_parents_destroy(&p->level_parents[k]);
   free(p->level_mesh);
   free(p->level_parents);
+  pm_refine_points_destroy(&p->points);
   pm_local_destroy(&p->local);
   pm_meta_destroy(&p->meta);
   free(p->dir);
@@ -113,7 +114,17 @@ static void free_new_levels(pm_local_t **mesh, pm_refine_parents_t **par, int fr
   }
 }
 
+static int refine(pm_partition_t *part, int levels, int keep, int points);
+
 int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
+  return refine(part, levels, keep, 0);
+}
+
+int pm_partition_refine_points(pm_partition_t *part, int levels) {
+  return refine(part, levels, 1, 1);
+}
+
+static int refine(pm_partition_t *part, int levels, int keep, int points) {
   PM_CHECK(part && part->local && part->meta && part->halo, PM_ERR_ARG, "pm_partition_refine: no loaded partition");
   MPI_Comm comm = part->comm;
   int base = part->levels, ierr = PM_OK;
@@ -132,6 +143,7 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   pm_refine_parents_t **par = NULL;
   pm_halo_t *halo = NULL;
   pm_meta_t *meta = NULL;
+  pm_refine_points_t *pts = NULL;
   if (keep) {
     ierr = PM_CALLOC(mesh, total + 1, "refinement levels");
     if (!ierr) ierr = PM_CALLOC(par, total, "refinement parents");
@@ -143,7 +155,8 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   }
   PM_TRY(pm_comm_agree(comm, ierr));
   for (int k = 0; k < levels; k++) {
-    ierr = pm_refine_local(comm, cur, &next, keep ? &par[base + k] : NULL);
+    ierr = pm_refine_local_points(comm, cur, &next, keep ? &par[base + k] : NULL,
+                                  points && k == levels - 1 ? &pts : NULL);
     /* Without the hierarchy only two levels live at a time. */
     if (!keep && cur != part->local) pm_local_destroy(&cur);
     PM_TRY(ierr);
@@ -166,9 +179,12 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   part->level_mesh = mesh;
   part->level_parents = par;
   part->levels = total;
+  pm_refine_points_destroy(&part->points);
+  part->points = pts;
   return PM_OK;
 
 cleanup:
+  pm_refine_points_destroy(&pts);
   pm_halo_destroy(&halo);
   pm_meta_destroy(&meta);
   if (keep) {

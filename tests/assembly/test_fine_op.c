@@ -105,7 +105,7 @@ static void compare(const pm_local_t *c, const char *g1, const char *g2, const c
     EXPECT(r <= 1e-13, "product %d differs by %g", trial, r);
   }
   OK(pm_fem_node_weights(f, w0));
-  OK(pm_fine_node_weights(F, w1));
+  OK(pm_fine_node_weights(c, f, pt, w1));
   EXPECT(rel_diff(w1, w0, n) <= 1e-13, "node weights differ by %g", rel_diff(w1, w0, n));
   check_refusals(c, f, pt, h, g1, vol);
   pm_op_destroy(&op);
