@@ -83,6 +83,7 @@ static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
                       : p->scheme != PM_SCHEME_FEM     ? "supports --scheme fem only"
                       : p->precond == PRECOND_AMG      ? "has no matrix entries for --precond amg: use --precond mg or jacobi"
                       : p->dump[0]                     ? "has no assembled matrix for --dump"
+                      : p->precond == PRECOND_MG && p->mg_coarse ? "needs --mg-coarse rediscretize (Galerkin products need the fine matrix)"
                       : p->n_neu > 0 || p->n_rob > 0   ? "supports Dirichlet conditions only, not --neumann or --robin"
                                                        : NULL;
     if (why) return pm_tool_error(tool, "--fine-operator matrix-free %s; or use --fine-operator assembled", why);

@@ -56,6 +56,10 @@ PM_EXTERN int pm_fine_system(pm_fine_t *f, double *b, double *u, int64_t *n_fixe
  *  Collective on the halo's communicator. */
 PM_EXTERN int pm_fine_op(pm_fine_t *f, pm_op_t **op);
 
+/** The Dirichlet marks of the fine nodes ([NP], nonzero: an eliminated row and column), for
+ *  pm_mg_set_fixed_rows.  Not collective. */
+PM_EXTERN const char *pm_fine_fixed(const pm_fine_t *f);
+
 /** The lumped-mass weights of the N internal nodes of `fine` (pm_fem_node_weights on the fine
  *  mesh) from the children of coarse's tetrahedra (points: pm_refine_local_points from coarse to
  *  fine); PM_ERR_UNSUPPORTED for other cells.  Not collective. */

@@ -288,6 +288,10 @@ int pm_fine_system(pm_fine_t *F, double *b, double *u, int64_t *n_fixed) {
   return ierr;
 }
 
+const char *pm_fine_fixed(const pm_fine_t *F) {
+  return F->fixed;
+}
+
 int pm_fine_op(pm_fine_t *F, pm_op_t **op) {
   static const pm_op_shell_t shell = {"matrix-free", op_apply, op_diagonal, NULL};
   return pm_op_create_shell(pm_halo_comm(F->halo), F->f->n_internal, F->f->n_total, &shell, F, op);

@@ -262,6 +262,7 @@ static int matrix_free(run_t *r, double *u, int64_t *nfixed) {
   PM_CALL(pm_partition_agree_alike(p->comm, p->rank, ierr));
   ierr = pm_fine_system(r->fine, r->b, u, nfixed);
   if (!ierr) ierr = pm_fine_op(r->fine, &r->op);
+  if (!ierr && r->pc && !pm_pc_is_setup(r->pc)) ierr = pm_mg_set_fixed_rows(r->pc, pm_fine_fixed(r->fine));
   return pm_comm_agree(p->comm, ierr);
 }
 
@@ -424,6 +425,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   output_size(&r, res);
 cleanup:
   pm_mg_set_assembler(pc, NULL, NULL); /* its context is this call's */
+  pm_mg_set_fixed_rows(pc, NULL);
   pm_cg_destroy(&cg);
   if (result) pm_h5_series_close(&result, NULL, 0, 0); /* every rank (agreed): the earlier result stays */
   run_free(&r);
