@@ -100,9 +100,17 @@ PM_EXTERN int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_
                               pm_refine_parents_t **parents);
 
 /** pm_refine_local, also giving the refinement points of the coarse elements (points NULL: not
- *  made; free with pm_refine_points_destroy()).  Collective on comm. */
-PM_EXTERN int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine,
+ *  made; free with pm_refine_points_destroy()).  `elements` = 0 leaves the fine mesh without
+ *  elements (n_elems 0, has_mesh 0, its groups without element lists; points required): the
+ *  matrix-free finest level's, whose elements are the children the points name and can be made
+ *  later by pm_refine_points_elements.  Collective on comm. */
+PM_EXTERN int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, int elements, pm_local_t **fine,
                                      pm_refine_parents_t **parents, pm_refine_points_t **points);
+/** The elements (and the groups' element lists) of `fine`, refined from `coarse` without them
+ *  (pm_refine_local_points with elements 0), made from the points: the same elements, in the
+ *  same order, with the same tags, indices and owners as pm_refine_local makes.  fine must have
+ *  none.  Not collective. */
+PM_EXTERN int pm_refine_points_elements(const pm_local_t *coarse, const pm_refine_points_t *points, pm_local_t *fine);
 /** The partition fingerprint of a refined level: FNV-1a 64 of the coarse one and "refine".
  *  Not collective. */
 PM_EXTERN uint64_t pm_refine_fingerprint(uint64_t coarse);

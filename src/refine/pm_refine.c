@@ -667,12 +667,13 @@ cleanup:
 }
 
 int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents) {
-  return pm_refine_local_points(comm, coarse, fine, parents, NULL);
+  return pm_refine_local_points(comm, coarse, 1, fine, parents, NULL);
 }
 
-int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents,
-                           pm_refine_points_t **points) {
+int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, int elements, pm_local_t **fine,
+                           pm_refine_parents_t **parents, pm_refine_points_t **points) {
   work_t w = {0};
+  w.no_elements = !elements;
   pm_local_t *f = NULL;
   int32_t *fc = NULL;
   int ierr = PM_OK;
@@ -683,7 +684,7 @@ int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, pm_local_t *
   w.comm = comm;
   MPI_Comm_rank(comm, &w.rank);
   MPI_Comm_size(comm, &w.P);
-  if (!coarse || !fine)
+  if (!coarse || !fine || (!elements && !points))
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_refine_local: NULL argument on rank %d", w.rank);
   else
     ierr = setup(&w);

@@ -239,7 +239,14 @@ int pm_refine_meta(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, pm_m
     }
     m->refine_levels = in->refine_levels + k;
   }
-  ierr = pm_fingerprint_local(comm, f, m, &m->mesh_fingerprint);
+  /* A finest level without its elements (pm_refine_local_points) has no mesh fingerprint until
+   * they are made (the caller counts its elements and gives its dimension). */
+  int with_elements = f->has_mesh, all_with = 0;
+  mpi = pm_comm_allreduce(&with_elements, &all_with, 1, MPI_INT, MPI_MIN, comm);
+  if (mpi != MPI_SUCCESS) ierr = pm_error_set(PM_ERR_MPI, __FILE__, __LINE__, "rank %d: a reduction failed", rank);
+  m->has_mesh_fingerprint = all_with;
+  m->mesh_fingerprint = 0;
+  if (!ierr && all_with) ierr = pm_fingerprint_local(comm, f, m, &m->mesh_fingerprint);
   if (ierr) {
     pm_meta_destroy(&m);
     return ierr;

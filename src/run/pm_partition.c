@@ -12,6 +12,7 @@
 
 #include "base/pm_util.h"
 #include "pm_partition_int.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_mg.h"
@@ -116,6 +117,18 @@ static void free_new_levels(pm_local_t **mesh, pm_refine_parents_t **par, int fr
 
 static int refine(pm_partition_t *part, int levels, int keep, int points);
 
+/* The metadata of a finest level refined without its elements: its element count (the children
+ * of the owned elements below) and dimension, which pm_refine_meta takes from elements.
+ * Collective on comm. */
+static int meta_without_elements(MPI_Comm comm, const pm_local_t *below, const pm_meta_t *in, pm_meta_t *meta) {
+  int64_t mine = 0;
+  for (int32_t e = 0; e < below->n_elems; e++)
+    if (below->elem_owner[e] == below->rank) mine += pm_cell_gmsh(below->elem_type[e])->n_children;
+  PM_CALL_MPI(pm_comm_allreduce(&mine, &meta->global_elems, 1, MPI_INT64_T, MPI_SUM, comm));
+  meta->dim = in->dim;
+  return PM_OK;
+}
+
 int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   return refine(part, levels, keep, 0);
 }
@@ -155,8 +168,8 @@ static int refine(pm_partition_t *part, int levels, int keep, int points) {
   }
   PM_TRY(pm_comm_agree(comm, ierr));
   for (int k = 0; k < levels; k++) {
-    ierr = pm_refine_local_points(comm, cur, &next, keep ? &par[base + k] : NULL,
-                                  points && k == levels - 1 ? &pts : NULL);
+    int last = points && k == levels - 1; /* the matrix-free finest level: no elements */
+    ierr = pm_refine_local_points(comm, cur, !last, &next, keep ? &par[base + k] : NULL, last ? &pts : NULL);
     /* Without the hierarchy only two levels live at a time. */
     if (!keep && cur != part->local) pm_local_destroy(&cur);
     PM_TRY(ierr);
@@ -166,6 +179,7 @@ static int refine(pm_partition_t *part, int levels, int keep, int points) {
   }
   PM_TRY(pm_halo_create(comm, cur, pm_halo_kind(part->halo), &halo));
   PM_TRY(pm_refine_meta(comm, cur, part->meta, &meta));
+  if (pts) PM_TRY(meta_without_elements(comm, mesh[total - 1], part->meta, meta));
 
   /* Everything made: swap it in (collectively: the halo frees its communicator). */
   pm_halo_destroy(&part->halo);

@@ -16,6 +16,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"
 #include "pmesh/pm_fine_op.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5_read.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_mg.h"
@@ -367,6 +368,35 @@ static void output_size(const run_t *r, pm_run_result_t *res) {
   if (r->o->output && r->part->rank == 0 && stat(r->o->output, &sb) == 0) res->output_bytes = (int64_t)sb.st_size;
 }
 
+/* The result file with the mesh (before the fields).  Errors agreed. */
+static int result_create(run_t *r, pm_h5_series_t **result, pm_run_result_t *res) {
+  const pm_partition_t *part = r->part;
+  double t = MPI_Wtime();
+  pm_h5_options_t h5opt = h5_options(r->o);
+  int ierr = pm_h5_result_create(part->comm, part->local, part->meta, r->o->output, r->xmf, &h5opt, result);
+  res->t_output += MPI_Wtime() - t;
+  return pm_comm_agree(part->comm, ierr);
+}
+
+/* The matrix-free finest level's result: the operator freed, the fine elements made from the
+ * level below's refinement points (pm_refine_points_elements: the output's peak, about 250 bytes
+ * per unknown for tetrahedra), the mesh fingerprint they define, then the result file.  Errors
+ * agreed. */
+static int late_result(run_t *r, pm_h5_series_t **result, pm_run_result_t *res) {
+  const pm_partition_t *p = r->part;
+  double t = MPI_Wtime();
+  pm_op_destroy(&r->op);
+  pm_fine_destroy(&r->fine);
+  free(r->b);
+  r->b = NULL;
+  int ierr = pm_refine_points_elements(p->level_mesh[p->levels - 1], p->points, p->local);
+  PM_CALL(pm_comm_agree(p->comm, ierr));
+  PM_CALL(pm_fingerprint_local(p->comm, p->local, p->meta, &p->meta->mesh_fingerprint));
+  p->meta->has_mesh_fingerprint = 1;
+  res->t_output += MPI_Wtime() - t;
+  return result_create(r, result, res);
+}
+
 int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
                   double *u, pm_run_result_t *res) {
   run_t r = {part, prob, opt, pc, 0, NULL, "", NULL, NULL, NULL, NULL, NULL};
@@ -380,13 +410,9 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   /* The result's mesh is written now, while the mesh is in the caches (after the solve it is
    * not: the write's preparation took 2-3x longer there); a failure ends the run before it
    * solves. */
-  if (opt->output) {
-    double t = MPI_Wtime();
-    pm_h5_options_t h5opt = h5_options(opt);
-    ierr = pm_h5_result_create(part->comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &result);
-    res->t_output += MPI_Wtime() - t;
-    PM_TRY(pm_comm_agree(part->comm, ierr));
-  }
+  /* The matrix-free finest level has no elements: its result's mesh is made after the solve. */
+  int late_mesh = opt->matrix_free && !part->local->has_mesh;
+  if (opt->output && !late_mesh) PM_TRY(result_create(&r, &result, res));
   mark(res, PM_RUN_STAGE_MESH_OUTPUT); /* without a result, the peak the run started at (not the assembly's) */
   /* The elements' place was for the result's mesh and is for an initial state's file check. */
   int release = opt->release_elements && !pm_value_is_set(opt->exact);
@@ -405,6 +431,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   mark(res, PM_RUN_STAGE_SOLVE);
   res->converged = res->cg.converged || opt->cg.rtol == 0; /* rtol 0 asks for maxit iterations */
   PM_TRY(finish(&r, u, res));
+  if (opt->output && late_mesh) PM_TRY(late_result(&r, &result, res));
   /* u: the owners' values, refreshed by the solver's last halo update. */
   if (result) {
     double t = MPI_Wtime();

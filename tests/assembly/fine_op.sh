@@ -58,6 +58,26 @@ for fo in assembled matrix-free; do
 done
 same assembled matrix-free "(b) tet_hole"
 
+# (d) the result file: the matrix-free run makes its fine elements from the level below after the
+# solve; its mesh datasets must be the assembled run's byte for byte (check_result.py --same-as),
+# u within 1e-10, and the mesh fingerprint attribute the same.
+PY=python3
+$PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
+for fo in assembled matrix-free; do
+  rm -f "$fo.u".*
+  "$MPIEXEC" -n 3 "$SOLVE" -p p3 --refine 2 --precond mg --rtol 1e-12 --fine-operator $fo -o $fo.h5 \
+    --dump-solution $fo.u > $fo.out 2>&1 || { cat $fo.out; fail "(d) solve -o $fo.h5"; }
+done
+$PY "$PMESH_TESTS/common/check_result.py" matrix-free.h5 matrix-free.u 3 --same-as assembled.h5 ||
+  fail "(d) the matrix-free result differs from the assembled one"
+$PY - << 'PYEOF' || fail "(d) mesh fingerprints or element counts differ"
+import h5py
+a, b = h5py.File("assembled.h5", "r"), h5py.File("matrix-free.h5", "r")
+for k in ("mesh_fingerprint", "global_elems"):
+    assert a.attrs[k] == b.attrs[k], (k, a.attrs[k], b.attrs[k])
+PYEOF
+echo "(d) the matrix-free result file has the assembled one's mesh"
+
 # (c)
 "$MESHGEN" box 4 4 4 1 1 1 -o hex.msh > /dev/null || fail meshgen hex
 "$PARTITION" hex.msh 2 -o phex --quiet || fail "partition hex"

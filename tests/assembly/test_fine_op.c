@@ -9,6 +9,9 @@
  *   - the right-hand sides (loads minus the Dirichlet columns) and the Dirichlet values agree,
  *     and so do the counts of fixed nodes,
  *   - the node weights agree with pm_fem_node_weights;
+ *   - the matrix-free side runs on the level refined without elements (pm_refine_local_points
+ *     with elements 0): it never reads fine elements; the elements pm_refine_points_elements
+ *     makes afterwards are the refinement's, entry for entry (groups included);
  * and a conductivity depending on x, Neumann conditions and FDM are refused. */
 #include <math.h>
 #include <mpi.h>
@@ -68,15 +71,40 @@ static void check_refusals(const pm_local_t *c, const pm_local_t *f, const pm_re
   }
 }
 
-/* The finest level of c refined once more: both operators compared. */
+/* The elements pm_refine_points_elements makes for f2 (refined without them) are f's. */
+static void check_elements(const pm_local_t *c, const pm_refine_points_t *pt, pm_local_t *f2, const pm_local_t *f) {
+  EXPECT(f2->n_elems == 0 && !f2->has_mesh, "refined without elements: %d elements", (int)f2->n_elems);
+  OK(pm_refine_points_elements(c, pt, f2));
+  EXPECT(f2->n_elems == f->n_elems && f2->has_mesh, "elements from the points: %d, refined: %d", (int)f2->n_elems,
+         (int)f->n_elems);
+  if (f2->n_elems != f->n_elems) return;
+  int32_t bad = -1;
+  for (int32_t e = 0; e < f->n_elems && bad < 0; e++) {
+    int same = f2->elem_type[e] == f->elem_type[e] && f2->elem_gid[e] == f->elem_gid[e] &&
+               f2->elem_index[e] == f->elem_index[e] && f2->elem_owner[e] == f->elem_owner[e] &&
+               f2->elem_ptr[e + 1] == f->elem_ptr[e + 1];
+    for (int32_t k = f->elem_ptr[e]; same && k < f->elem_ptr[e + 1]; k++) same = f2->elem_node[k] == f->elem_node[k];
+    if (!same) bad = e;
+  }
+  EXPECT(bad < 0, "element %d from the points differs from the refinement's", (int)bad);
+  for (int g = 0; g < f->n_groups; g++) {
+    int same = f2->groups[g].n_elems == f->groups[g].n_elems;
+    for (int32_t k = 0; same && k < f->groups[g].n_elems; k++) same = f2->groups[g].elems[k] == f->groups[g].elems[k];
+    EXPECT(same, "group %s: elements from the points differ", f->groups[g].name);
+  }
+}
+
+/* The finest level of c refined once more: the operator assembled on it (with its elements)
+ * against the matrix-free one on the same level refined without elements. */
 static void compare(const pm_local_t *c, const char *g1, const char *g2, const char *vol) {
-  pm_local_t *f = NULL;
-  pm_refine_points_t *pt = NULL;
+  pm_local_t *f = NULL, *f2 = NULL;
+  pm_refine_points_t *pt = NULL, *pt2 = NULL;
   pm_halo_t *h = NULL;
   pm_csr_t *a = NULL;
   pm_op_t *op = NULL;
   pm_fine_t *F = NULL;
-  OK(pm_refine_local_points(MPI_COMM_WORLD, c, &f, NULL, &pt));
+  OK(pm_refine_local_points(MPI_COMM_WORLD, c, 1, &f, NULL, &pt));
+  OK(pm_refine_local_points(MPI_COMM_WORLD, c, 0, &f2, NULL, &pt2));
   OK(pm_halo_create(MPI_COMM_WORLD, f, pm_exchange_default(), &h));
   pm_problem_t *p = problem(g1, g2, vol);
   int32_t n = f->n_internal, np = f->n_total, m = n > 0 ? n : 1, mp = np > 0 ? np : 1;
@@ -85,7 +113,7 @@ static void compare(const pm_local_t *c, const char *g1, const char *g2, const c
   int64_t nf0 = 0, nf1 = 0;
   OK(pm_csr_create(f, 0, &a));
   OK(pm_fem_assemble(f, p, a, b0, u0, &nf0));
-  OK(pm_fine_create(c, f, pt, h, p, &F));
+  OK(pm_fine_create(c, f2, pt2, h, p, &F)); /* f2: the same nodes, no elements */
   OK(pm_fine_system(F, b1, u1, &nf1));
   OK(pm_fine_op(F, &op));
   EXPECT(nf0 == nf1, "fixed nodes: %lld matrix-free, %lld assembled", (long long)nf1, (long long)nf0);
@@ -105,16 +133,19 @@ static void compare(const pm_local_t *c, const char *g1, const char *g2, const c
     EXPECT(r <= 1e-13, "product %d differs by %g", trial, r);
   }
   OK(pm_fem_node_weights(f, w0));
-  OK(pm_fine_node_weights(c, f, pt, w1));
+  OK(pm_fine_node_weights(c, f2, pt2, w1));
   EXPECT(rel_diff(w1, w0, n) <= 1e-13, "node weights differ by %g", rel_diff(w1, w0, n));
-  check_refusals(c, f, pt, h, g1, vol);
+  check_refusals(c, f2, pt2, h, g1, vol);
+  check_elements(c, pt2, f2, f);
   pm_op_destroy(&op);
   pm_fine_destroy(&F);
   pm_csr_destroy(&a);
   pm_problem_destroy(&p);
   pm_halo_destroy(&h);
   pm_refine_points_destroy(&pt);
+  pm_refine_points_destroy(&pt2);
   pm_local_destroy(&f);
+  pm_local_destroy(&f2);
   free(b0), free(b1), free(u0), free(u1), free(x), free(y0), free(y1), free(d), free(w0), free(w1);
 }
 
