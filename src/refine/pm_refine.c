@@ -48,45 +48,66 @@ static void work_free(work_t *w) {
   free(w->req_cand);
 }
 
-/* rec[nrec] (made in slot order) sorted by (ka, kb, slot) in linear time: a stable counting
- * sort on the position of ka among the local nodes' global indices, then each node's few edges
- * by kb, stably (a comparison sort of every edge took a tenth of a refinement). */
-static int sort_edges(const pm_local_t *c, edge_rec_t *rec, int32_t nrec) {
-  int ierr = PM_OK;
-  int32_t nv = c->n_total, *pos = NULL, *start = NULL;
-  int64_t *perm = NULL;
-  edge_rec_t *tmp = NULL;
-  PM_TRY(PM_MALLOC(perm, (size_t)nv + 1, "refinement: edge order"));
-  PM_TRY(PM_MALLOC(pos, (size_t)nv + 1, "refinement: edge order"));
-  PM_TRY(PM_CALLOC(start, (size_t)nv + 2, "refinement: edge order"));
-  PM_TRY(PM_MALLOC(tmp, (size_t)nrec + 1, "refinement: edge order"));
-  PM_TRY(pm_argsort_i64(c->node_index, nv, perm));
+/* An element edge slot in its smaller end's bucket: the larger end and the slot. */
+typedef struct slot_rec {
+  int32_t b, slot;
+} slot_rec_t;
+
+/* The ends of element e's edge j, the one of smaller global index first. */
+static inline void edge_ends(const pm_local_t *c, int32_t e, const pm_cell_t *t, int j, int32_t *a, int32_t *b) {
+  const int32_t *v = c->elem_node + c->elem_ptr[e];
+  *a = v[t->edge[j][0]];
+  *b = v[t->edge[j][1]];
+  if (c->node_index[*a] > c->node_index[*b]) {
+    int32_t s = *a;
+    *a = *b;
+    *b = s;
+  }
+}
+
+/* The element edge slots by (smaller end, larger end, slot) in linear time: a counting sort into
+ * buckets by the position of the smaller end among the local nodes' global indices (slots in
+ * order, so stable), then each bucket's few slots by the larger end's global index, stably.  8
+ * bytes a slot: the edges' full records, sorted through a copy, were the largest arrays of a
+ * 3D refinement (64 bytes a slot, its peak).  start[nv+1] receives the buckets' starts. */
+static int sort_edges(const pm_local_t *c, const int32_t *eptr, slot_rec_t *rec, const int64_t *perm, int32_t *start) {
+  int32_t nv = c->n_total, *pos = NULL;
+  PM_CALL(PM_MALLOC(pos, (size_t)nv + 1, "refinement: edge order"));
   for (int32_t i = 0; i < nv; i++) pos[perm[i]] = i;
-  for (int32_t k = 0; k < nrec; k++) start[pos[rec[k].a] + 1]++;
-  for (int32_t i = 0; i < nv; i++) start[i + 1] += start[i];
-  for (int32_t k = 0; k < nrec; k++) tmp[start[pos[rec[k].a]]++] = rec[k];
+  memset(start, 0, ((size_t)nv + 2) * sizeof *start);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int32_t e = 0; e < c->n_elems; e++) {
+      const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+      for (int j = 0; j < t->n_edges; j++) {
+        int32_t a, b;
+        edge_ends(c, e, t, j, &a, &b);
+        if (pass == 0)
+          start[pos[a] + 1]++;
+        else
+          rec[start[pos[a]]++] = (slot_rec_t){b, eptr[e] + j};
+      }
+    }
+    if (pass == 0)
+      for (int32_t i = 0; i < nv; i++) start[i + 1] += start[i];
+  }
+  free(pos);
   for (int32_t i = nv; i > 0; i--) start[i] = start[i - 1]; /* back to the buckets' starts */
   start[0] = 0;
+  const int64_t *key = c->node_index;
   for (int32_t i = 0; i < nv; i++) {
-    edge_rec_t *b = tmp + start[i];
+    slot_rec_t *bk = rec + start[i];
     int32_t m = start[i + 1] - start[i];
     for (int32_t x = 1; x < m; x++) {
-      edge_rec_t r = b[x];
+      slot_rec_t r = bk[x];
       int32_t y = x - 1;
-      while (y >= 0 && b[y].kb > r.kb) {
-        b[y + 1] = b[y];
+      while (y >= 0 && key[bk[y].b] > key[r.b]) {
+        bk[y + 1] = bk[y];
         y--;
       }
-      b[y + 1] = r;
+      bk[y + 1] = r;
     }
   }
-  memcpy(rec, tmp, (size_t)nrec * sizeof *rec);
-cleanup:
-  free(perm);
-  free(pos);
-  free(start);
-  free(tmp);
-  return ierr;
+  return PM_OK;
 }
 
 static int cmp_face(const void *x, const void *y) {
@@ -150,37 +171,38 @@ static int tet_variant(const pm_local_t *c, int32_t e, const pm_cell_t *t) {
   return best;
 }
 
-/* Unique edges of the elements, sorted by their ends' global indices.  Local. */
+/* Unique edges of the elements, sorted by their ends' global indices (each the record of its
+ * first slot); every slot's edge.  Local. */
 static int make_edges(work_t *w) {
   const pm_local_t *c = w->c;
   int ierr = PM_OK;
-  edge_rec_t *rec = NULL;
-  int32_t nrec = w->eptr[c->n_elems];
+  slot_rec_t *rec = NULL;
+  int64_t *perm = NULL;
+  int32_t nrec = w->eptr[c->n_elems], nv = c->n_total, *start = NULL;
   PM_TRY(PM_MALLOC(rec, (int64_t)nrec + 1, "refinement: edges"));
   PM_TRY(PM_MALLOC(w->slot_edge, (int64_t)nrec + 1, "refinement: edges"));
-  for (int32_t e = 0; e < c->n_elems; e++) {
-    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-    const int32_t *v = c->elem_node + c->elem_ptr[e];
-    for (int j = 0; j < t->n_edges; j++) {
-      int32_t a = v[t->edge[j][0]], b = v[t->edge[j][1]];
-      if (c->node_index[a] > c->node_index[b]) {
-        int32_t s = a;
-        a = b;
-        b = s;
-      }
-      rec[w->eptr[e] + j] = (edge_rec_t){c->node_index[a], c->node_index[b], a, b, w->eptr[e] + j};
+  PM_TRY(PM_MALLOC(perm, (size_t)nv + 1, "refinement: edge order"));
+  PM_TRY(PM_MALLOC(start, (size_t)nv + 2, "refinement: edge order"));
+  PM_TRY(pm_argsort_i64(c->node_index, nv, perm));
+  PM_TRY(sort_edges(c, w->eptr, rec, perm, start));
+  const int64_t *key = c->node_index;
+  w->ne = 0;
+  for (int32_t i = 0; i < nv; i++)
+    for (int32_t k = start[i]; k < start[i + 1]; k++) w->ne += k == start[i] || key[rec[k].b] != key[rec[k - 1].b];
+  PM_TRY(PM_MALLOC(w->edge, (int64_t)w->ne + 1, "refinement: edges"));
+  int32_t ne = 0;
+  for (int32_t i = 0; i < nv; i++) {
+    int32_t a = (int32_t)perm[i];
+    for (int32_t k = start[i]; k < start[i + 1]; k++) {
+      if (k == start[i] || key[rec[k].b] != key[rec[k - 1].b])
+        w->edge[ne++] = (edge_rec_t){key[a], key[rec[k].b], a, rec[k].b, rec[k].slot};
+      w->slot_edge[rec[k].slot] = ne - 1;
     }
   }
-  PM_TRY(sort_edges(c, rec, nrec));
-  w->ne = 0;
-  for (int32_t k = 0; k < nrec; k++) {
-    if (k == 0 || rec[k].ka != rec[k - 1].ka || rec[k].kb != rec[k - 1].kb) rec[w->ne++] = rec[k];
-    w->slot_edge[rec[k].slot] = w->ne - 1;
-  }
-  PM_TRY(PM_MALLOC(w->edge, (int64_t)w->ne + 1, "refinement: edges"));
-  memcpy(w->edge, rec, (size_t)w->ne * sizeof *rec);
 cleanup:
   free(rec);
+  free(perm);
+  free(start);
   return ierr;
 }
 
