@@ -25,6 +25,7 @@ struct pm_fine {
   double *g;      /* [NP] Dirichlet values (0 elsewhere) */
   double *diag;   /* [N] */
   int64_t n_fixed;
+  int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
 };
 
 /* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
@@ -50,17 +51,47 @@ static inline double k_of(const pm_fine_t *F, int32_t e) {
   return F->k ? F->k[e] : F->k_all;
 }
 
-/* The children's stiffness matrices; the element named in an error is the coarse one. */
-static int child_matrix(const pm_fine_t *F, int32_t e, const int32_t v[4], double K[4][4]) {
+/* The children's matrices of coarse element e in K[8]: the four corner children are the parent
+ * halved about a vertex, so their matrix is half the parent's (pm_fine_create checked the
+ * table's corner children are so); the four inner ones from their refinement points.  The points
+ * are the means of the coarse vertices, as the refinement places them.  Local. */
+static int children_matrices(const pm_fine_t *F, const pm_cell_t *t, int32_t e, double K[8][4][4]) {
+  const pm_local_t *c = F->c;
+  const int32_t *cv = c->elem_node + c->elem_ptr[e];
+  double P[10][3];
   const double *X[4];
-  for (int j = 0; j < 4; j++) X[j] = F->f->xyz + 3 * (int64_t)v[j];
-  int ierr = pm_element_tet_laplace(X, k_of(F, e), K);
+  for (int k = 0; k < 10; k++)
+    for (int d = 0; d < 3; d++)
+      P[k][d] = k < 4 ? c->xyz[3 * (int64_t)cv[k] + d]
+                      : 0.5 * (c->xyz[3 * (int64_t)cv[F->mid[k][0]] + d] + c->xyz[3 * (int64_t)cv[F->mid[k][1]] + d]);
+  for (int j = 0; j < 4; j++) X[j] = P[j];
+  int ierr = pm_element_tet_laplace(X, k_of(F, e), K[0]);
+  for (int ch = 1; !ierr && ch < t->n_fixed; ch++)
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++) K[ch][a][b] = 0.5 * K[0][a][b];
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++) K[0][a][b] *= 0.5;
+  for (int ch = t->n_fixed; !ierr && ch < t->n_children; ch++) {
+    const int8_t *ref = t->variant_child[F->pt->variant[e]][ch - t->n_fixed];
+    for (int j = 0; j < 4; j++) X[j] = P[ref[j]];
+    ierr = pm_element_tet_laplace(X, k_of(F, e), K[ch]);
+  }
   if (ierr) {
     char prefix[128];
-    snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)F->c->elem_gid[e]);
+    snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)c->elem_gid[e]);
     pm_error_prefix(prefix);
   }
   return ierr;
+}
+
+/* Whether coarse element e has a refinement point among the internal nodes (else no child of it
+ * adds to a row of this rank). */
+static inline int touches_rows(const pm_fine_t *F, int32_t e) {
+  const int32_t *row = F->pt->node + (int64_t)e * F->pt->stride;
+  int32_t n = F->f->n_internal;
+  for (int k = 0; k < 10; k++)
+    if (row[k] >= 0 && row[k] < n) return 1;
+  return 0;
 }
 
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
@@ -71,17 +102,20 @@ static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   int32_t n = F->f->n_internal;
   const char *fx = F->fixed;
   memset(y, 0, (size_t)n * sizeof *y);
-  for (int32_t e = 0; e < c->n_elems; e++)
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    if (!touches_rows(F, e)) continue;
+    double K[8][4][4];
+    PM_CALL(children_matrices(F, t, e, K));
     for (int ch = 0; ch < t->n_children; ch++) {
       int32_t v[4];
-      double K[4][4];
       if (!child_nodes(F, t, e, ch, v)) continue;
-      PM_CALL(child_matrix(F, e, v, K));
       double xv[4];
       for (int b = 0; b < 4; b++) xv[b] = raw || !fx[v[b]] ? x[v[b]] : 0.0;
       for (int a = 0; a < 4; a++)
-        if (v[a] < n && (raw || !fx[v[a]])) y[v[a]] += K[a][0] * xv[0] + K[a][1] * xv[1] + K[a][2] * xv[2] + K[a][3] * xv[3];
+        if (v[a] < n && (raw || !fx[v[a]]))
+          y[v[a]] += K[ch][a][0] * xv[0] + K[ch][a][1] * xv[1] + K[ch][a][2] * xv[2] + K[ch][a][3] * xv[3];
     }
+  }
   if (!raw)
     for (int32_t i = 0; i < n; i++)
       if (fx[i]) y[i] = x[i];
@@ -105,15 +139,17 @@ static int make_diagonal(pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
   int32_t n = F->f->n_internal;
   memset(F->diag, 0, (size_t)n * sizeof *F->diag);
-  for (int32_t e = 0; e < F->c->n_elems; e++)
+  for (int32_t e = 0; e < F->c->n_elems; e++) {
+    if (!touches_rows(F, e)) continue;
+    double K[8][4][4];
+    PM_CALL(children_matrices(F, t, e, K));
     for (int ch = 0; ch < t->n_children; ch++) {
       int32_t v[4];
-      double K[4][4];
       if (!child_nodes(F, t, e, ch, v)) continue;
-      PM_CALL(child_matrix(F, e, v, K));
       for (int a = 0; a < 4; a++)
-        if (v[a] < n) F->diag[v[a]] += K[a][a];
+        if (v[a] < n) F->diag[v[a]] += K[ch][a][a];
     }
+  }
   for (int32_t i = 0; i < n; i++) {
     if (F->fixed[i]) {
       F->diag[i] = 1.0;
@@ -197,6 +233,28 @@ static int supported(const pm_fine_t *F) {
   return PM_OK;
 }
 
+/* The table's tetrahedron as children_matrices reads it: refinement points the means of two
+ * vertices, corner child ch the parent halved about vertex ch (its vertex j the mean of ch and
+ * j). */
+static int tet_template(pm_fine_t *F) {
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4;
+  for (int k = 0; ok && k < 10; k++) {
+    int8_t p[PM_CELL_MAX_VERTS];
+    int np = pm_cell_refined_parents(t, k, p);
+    ok = np == 1 || np == 2;
+    F->mid[k][0] = p[0];
+    F->mid[k][1] = np == 2 ? p[1] : p[0];
+  }
+  for (int ch = 0; ok && ch < t->n_fixed; ch++)
+    for (int j = 0; ok && j < 4; j++) {
+      int k = t->child[ch][j], a = F->mid[k][0], b = F->mid[k][1];
+      ok = (a == ch && b == j) || (a == j && b == ch);
+    }
+  PM_CHECK(ok, PM_ERR_INCONSISTENT, "the cell table's tetrahedron template is not the one pm_fine_op.c expects");
+  return PM_OK;
+}
+
 void pm_fine_destroy(pm_fine_t **f) {
   if (!f || !*f) return;
   free((*f)->k);
@@ -215,8 +273,9 @@ int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_re
   *f = NULL;
   PM_CHECK(coarse && fine && halo && prob, PM_ERR_ARG, "pm_fine_create: NULL argument");
   PM_TRY(PM_CALLOC(F, 1, "matrix-free operator"));
-  *F = (pm_fine_t){coarse, fine, points, halo, prob, 1.0, NULL, NULL, NULL, NULL, 0};
+  *F = (pm_fine_t){coarse, fine, points, halo, prob, 1.0, NULL, NULL, NULL, NULL, 0, {{0}}};
   PM_TRY(supported(F));
+  PM_TRY(tet_template(F));
   int32_t n = fine->n_internal, np = fine->n_total;
   PM_TRY(PM_MALLOC(idx, (int64_t)coarse->n_elems + 1, "conductivities"));
   PM_TRY(conductivities(F, idx));
