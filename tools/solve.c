@@ -46,8 +46,7 @@ static int precond_create(const params_t *p, pm_partition_t *part, pm_pc_t **pc)
   if (p->precond == PRECOND_MG) {
     pm_amg_options_t o;
     solve_amg_options(p, &o);
-    /* matrix-free: the level below the finest stays the fine operator's, so the levels are lent */
-    PM_CALL(p->fine_operator ? pm_partition_create_mg(part, &o, pc) : pm_partition_take_mg(part, &o, pc));
+    PM_CALL(pm_partition_take_mg(part, &o, pc));
     return pm_mg_set_coarse(*pc, (pm_mg_coarse_t)p->mg_coarse);
   }
   if (p->precond == PRECOND_AMG) {

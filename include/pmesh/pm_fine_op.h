@@ -36,7 +36,7 @@ extern "C" {
 typedef struct pm_fine pm_fine_t;
 
 /** The matrix-free fine level of `prob`: checks what is supported, the conductivity of each
- *  coarse element, the Dirichlet marks and values and the diagonal.  coarse, fine (its nodes,
+ *  coarse element, the Dirichlet marks and values, a positive diagonal.  coarse, fine (its nodes,
  *  groups and tables; its elements are not read), points (pm_refine_local_points from coarse to
  *  fine) and halo (fine's) are borrowed and must outlive the object.  Not collective (errors are
  *  local; callers agree them).
@@ -49,10 +49,12 @@ PM_EXTERN void pm_fine_destroy(pm_fine_t **f);
 
 /** The right-hand side b [N] (loads, minus the eliminated Dirichlet columns; the value on
  *  Dirichlet rows) and the Dirichlet values into u [NP] (0 elsewhere), as pm_fem_assemble gives
- *  them; n_fixed: internal Dirichlet nodes.  Collective (one product with the halo exchange). */
+ *  them; n_fixed: internal Dirichlet nodes.  Once per object (it then frees the values it held).
+ *  Not collective. */
 PM_EXTERN int pm_fine_system(pm_fine_t *f, double *b, double *u, int64_t *n_fixed);
 
-/** The operator (pm_op_create_shell, named "matrix-free") with its diagonal; f must outlive it.
+/** The operator (pm_op_create_shell, named "matrix-free") with its diagonal (computed when asked:
+ *  one pass like a product); f must outlive it.
  *  Collective on the halo's communicator. */
 PM_EXTERN int pm_fine_op(pm_fine_t *f, pm_op_t **op);
 

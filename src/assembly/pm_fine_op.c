@@ -22,8 +22,7 @@ struct pm_fine {
   double k_all;   /* every element's conductivity, when k is NULL */
   double *k;      /* [coarse elements] each one's, when they differ */
   char *fixed;    /* [NP] Dirichlet marks */
-  double *g;      /* [NP] Dirichlet values (0 elsewhere) */
-  double *diag;   /* [N] */
+  double *g;      /* [NP] Dirichlet values (0 elsewhere), until pm_fine_system */
   int64_t n_fixed;
   int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
 };
@@ -122,6 +121,8 @@ static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   return PM_OK;
 }
 
+static int diagonal(const pm_fine_t *F, double *d);
+
 static int op_apply(void *ctx, double *x, double *y) {
   pm_fine_t *F = ctx;
   PM_CALL(pm_halo_update(F->halo, x, MPI_DOUBLE, 1));
@@ -129,16 +130,15 @@ static int op_apply(void *ctx, double *x, double *y) {
 }
 
 static int op_diagonal(void *ctx, double *d) {
-  const pm_fine_t *F = ctx;
-  memcpy(d, F->diag, (size_t)F->f->n_internal * sizeof *d);
-  return PM_OK;
+  return diagonal(ctx, d);
 }
 
-/* The diagonal: the children's diagonal entries, 1 on Dirichlet rows.  Local. */
-static int make_diagonal(pm_fine_t *F) {
+/* The diagonal into d [N]: the children's diagonal entries, 1 on Dirichlet rows (computed when
+ * asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
+static int diagonal(const pm_fine_t *F, double *d) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
   int32_t n = F->f->n_internal;
-  memset(F->diag, 0, (size_t)n * sizeof *F->diag);
+  memset(d, 0, (size_t)n * sizeof *d);
   for (int32_t e = 0; e < F->c->n_elems; e++) {
     if (!touches_rows(F, e)) continue;
     double K[8][4][4];
@@ -147,18 +147,27 @@ static int make_diagonal(pm_fine_t *F) {
       int32_t v[4];
       if (!child_nodes(F, t, e, ch, v)) continue;
       for (int a = 0; a < 4; a++)
-        if (v[a] < n) F->diag[v[a]] += K[ch][a][a];
+        if (v[a] < n) d[v[a]] += K[ch][a][a];
     }
   }
-  for (int32_t i = 0; i < n; i++) {
-    if (F->fixed[i]) {
-      F->diag[i] = 1.0;
-      continue;
-    }
-    PM_CHECK(F->diag[i] > 0, PM_ERR_ARG, "node %lld: diagonal %g is not positive (is the conductivity positive?)",
-             (long long)F->f->gid[i], F->diag[i]);
-  }
+  for (int32_t i = 0; i < n; i++)
+    if (F->fixed[i]) d[i] = 1.0;
   return PM_OK;
+}
+
+/* The diagonal is positive on the free rows (the conductivities are).  Local. */
+static int check_diagonal(const pm_fine_t *F) {
+  int32_t n = F->f->n_internal;
+  double *d = NULL;
+  int ierr = PM_MALLOC(d, (int64_t)n + 1, "diagonal");
+  if (!ierr) ierr = diagonal(F, d);
+  for (int32_t i = 0; !ierr && i < n; i++)
+    if (!(d[i] > 0))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                          "node %lld: diagonal %g is not positive (is the conductivity positive?)",
+                          (long long)F->f->gid[i], d[i]);
+  free(d);
+  return ierr;
 }
 
 /* The groups' values of `list` on every coarse element (later entries win; an entry without a
@@ -260,7 +269,6 @@ void pm_fine_destroy(pm_fine_t **f) {
   free((*f)->k);
   free((*f)->fixed);
   free((*f)->g);
-  free((*f)->diag);
   free(*f);
   *f = NULL;
 }
@@ -273,7 +281,7 @@ int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_re
   *f = NULL;
   PM_CHECK(coarse && fine && halo && prob, PM_ERR_ARG, "pm_fine_create: NULL argument");
   PM_TRY(PM_CALLOC(F, 1, "matrix-free operator"));
-  *F = (pm_fine_t){coarse, fine, points, halo, prob, 1.0, NULL, NULL, NULL, NULL, 0, {{0}}};
+  *F = (pm_fine_t){coarse, fine, points, halo, prob, 1.0, NULL, NULL, NULL, 0, {{0}}};
   PM_TRY(supported(F));
   PM_TRY(tet_template(F));
   int32_t n = fine->n_internal, np = fine->n_total;
@@ -281,10 +289,9 @@ int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_re
   PM_TRY(conductivities(F, idx));
   PM_TRY(PM_MALLOC(F->fixed, (int64_t)np + 1, "Dirichlet marks"));
   PM_TRY(PM_CALLOC(F->g, (int64_t)np + 1, "Dirichlet values"));
-  PM_TRY(PM_MALLOC(F->diag, (int64_t)n + 1, "diagonal"));
   PM_TRY(pm_fem_dirichlet(fine, prob, 0.0, F->fixed, F->g));
   for (int32_t i = 0; i < n; i++) F->n_fixed += F->fixed[i] != 0;
-  PM_TRY(make_diagonal(F));
+  PM_TRY(check_diagonal(F));
   *f = F;
   F = NULL;
 cleanup:
@@ -336,6 +343,7 @@ cleanup:
 
 int pm_fine_system(pm_fine_t *F, double *b, double *u, int64_t *n_fixed) {
   int32_t n = F->f->n_internal, np = F->f->n_total;
+  PM_CHECK(F->g, PM_ERR_ARG, "pm_fine_system: called twice (the Dirichlet values are given once)");
   double *s = NULL;
   int ierr = loads(F, b);
   if (!ierr) ierr = PM_MALLOC(s, (int64_t)n + 1, "Dirichlet columns");
@@ -343,6 +351,8 @@ int pm_fine_system(pm_fine_t *F, double *b, double *u, int64_t *n_fixed) {
   if (!ierr) ierr = product(F, u, s, 1);
   for (int32_t i = 0; !ierr && i < n; i++) b[i] = F->fixed[i] ? F->g[i] : b[i] - s[i];
   free(s);
+  free(F->g); /* u holds them now */
+  F->g = NULL;
   *n_fixed = F->n_fixed;
   return ierr;
 }

@@ -99,6 +99,7 @@ void pm_partition_destroy(pm_partition_t **part) {
   free(p->level_mesh);
   free(p->level_parents);
   pm_refine_points_destroy(&p->points);
+  if (p->own_below) pm_local_destroy(&p->below);
   pm_local_destroy(&p->local);
   pm_meta_destroy(&p->meta);
   free(p->dir);
@@ -194,7 +195,10 @@ static int refine(pm_partition_t *part, int levels, int keep, int points) {
   part->level_parents = par;
   part->levels = total;
   pm_refine_points_destroy(&part->points);
+  if (part->own_below) pm_local_destroy(&part->below);
   part->points = pts;
+  part->below = pts ? mesh[total - 1] : NULL;
+  part->own_below = 0;
   return PM_OK;
 
 cleanup:
@@ -231,6 +235,10 @@ int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_op
            "(pm_partition_refine with keep; solve: --refine K with K >= 1); this one was refined %d times%s",
            part->levels, part->levels > 0 ? " without keeping its levels (or gave them away)" : "");
   PM_CALL(pm_mg_create_owning(part->levels + 1, part->level_mesh, part->level_parents, coarse_opt, pc));
+  if (part->points) { /* the matrix-free finest level's mesh below stays the partition's */
+    pm_mg_lend_mesh(*pc, part->levels - 1);
+    part->own_below = 1;
+  }
   /* The levels are the preconditioner's now; part->local (the last mesh) stays the partition's. */
   free(part->level_mesh);
   free(part->level_parents);

@@ -63,7 +63,7 @@ static int error_norms(const pm_partition_t *part, const double *u, pm_value_t e
   if (!ierr) pm_expr_set_time(ex, t);
   if (!ierr) ierr = PM_MALLOC(w, l->n_internal, "weights");
   if (!ierr && part->points && !l->has_mesh) /* the finest level without its elements */
-    ierr = pm_fine_node_weights(part->level_mesh[part->levels - 1], l, part->points, w);
+    ierr = pm_fine_node_weights(part->below, l, part->points, w);
   else if (!ierr)
     ierr = pm_fem_node_weights(l, w);
   for (int32_t i = 0; !ierr && i < l->n_internal; i++) {
@@ -252,13 +252,13 @@ static int assemble_level(void *ctx, const pm_local_t *l, pm_csr_t **a) {
  * does not support refused alike on every rank.  Errors agreed. */
 static int matrix_free(run_t *r, double *u, int64_t *nfixed) {
   const pm_partition_t *p = r->part;
-  if (r->transient || !p->points || p->levels < 1 || !p->level_mesh)
+  if (r->transient || !p->points || !p->below)
     return pm_partition_error_alike(
         p->rank, PM_ERR_UNSUPPORTED, __FILE__, __LINE__,
         "--fine-operator matrix-free: %s", r->transient ? "only steady runs are supported, not transient ones"
                                                         : "needs a partition refined at least once keeping its "
                                                           "refinement points (solve: --refine K with K >= 1)");
-  int ierr = pm_fine_create(p->level_mesh[p->levels - 1], p->local, p->points, p->halo, r->prob, &r->fine);
+  int ierr = pm_fine_create(p->below, p->local, p->points, p->halo, r->prob, &r->fine);
   if (!ierr) ierr = PM_MALLOC(r->b, p->local->n_internal > 0 ? p->local->n_internal : 1, "right-hand side");
   PM_CALL(pm_partition_agree_alike(p->comm, p->rank, ierr));
   ierr = pm_fine_system(r->fine, r->b, u, nfixed);
@@ -389,7 +389,7 @@ static int late_result(run_t *r, pm_h5_series_t **result, pm_run_result_t *res) 
   pm_fine_destroy(&r->fine);
   free(r->b);
   r->b = NULL;
-  int ierr = pm_refine_points_elements(p->level_mesh[p->levels - 1], p->points, p->local);
+  int ierr = pm_refine_points_elements(p->below, p->points, p->local);
   PM_CALL(pm_comm_agree(p->comm, ierr));
   PM_CALL(pm_fingerprint_local(p->comm, p->local, p->meta, &p->meta->mesh_fingerprint));
   p->meta->has_mesh_fingerprint = 1;

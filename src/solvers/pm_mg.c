@@ -418,6 +418,11 @@ static int mg_setup(void *ctx, pm_op_t *op) {
   }
   h->info.geometric = geo;
   PM_TRY(pm_amg_setup_finish(h, geo));
+  if (shell) { /* the smoother has its inverse; the shell level's products never read it */
+    free(g->shell_a->d);
+    g->shell_a->d = NULL;
+    h->lev[0].vd = NULL;
+  }
 cleanup:
   /* Built or failed, the levels are not needed again: a failed set-up is not retried. */
   release_levels(g);
@@ -531,6 +536,11 @@ int pm_mg_create_owning(int nlevels, pm_local_t **meshes, pm_refine_parents_t **
   PM_CHECK(meshes && parents, PM_ERR_ARG, "geometric multigrid: NULL meshes or parents");
   return create(nlevels, (const pm_local_t *const *)meshes, (const pm_refine_parents_t *const *)parents, meshes,
                 parents, coarse_opt, pc);
+}
+
+void pm_mg_lend_mesh(pm_pc_t *pc, int l) {
+  pm_mg_t *g = pc ? pm_pc_context(pc) : NULL;
+  if (g && g->owns && l >= 0 && l + 1 < g->nmesh) g->own_mesh[l] = NULL;
 }
 
 static int get_mg(pm_pc_t *pc, const char *who, pm_mg_t **g) {
