@@ -75,13 +75,23 @@ PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
  *  vertices, edge midpoints, quadrilateral face centres, cell centre, in the table's order), and
  *  the tetrahedron's inner diagonal: with the table's templates (child[], variant_child[]) the
  *  fine elements follow from it without being stored (the matrix-free fine operator,
- *  pm_fine_op.h).  Read-only to callers. */
+ *  pm_fine_op.h).  The vertices go through the coarse nodes (vert), the other points are listed
+ *  per element (node): 24 bytes a tetrahedron.  Read them with pm_refine_point.  Read-only to
+ *  callers. */
 typedef struct pm_refine_points {
   int32_t n_elems; /* coarse local elements */
-  int stride;      /* entries per element: the largest n_refined of the mesh's cells */
-  int32_t *node;   /* [n_elems*stride] fine local node, -1 when the point is not in the fine mesh */
-  int8_t *variant; /* [n_elems] the tetrahedron's variant (its inner diagonal), 0 for other cells */
+  int stride;      /* entries of node per element: the largest n_refined - n_verts of the cells */
+  int32_t *node;   /* [n_elems*stride] fine local node of each point past the vertices, -1 when
+                      the point is not in the fine mesh */
+  int32_t n_coarse; /* coarse local nodes */
+  int32_t *vert;    /* [n_coarse] fine local node of each coarse node, -1 when not in it */
+  int8_t *variant;  /* [n_elems] the tetrahedron's variant (its inner diagonal), 0 for other cells */
 } pm_refine_points_t;
+/** The fine local node of refinement point k of coarse element e (-1: not in the fine mesh). */
+static inline int32_t pm_refine_point(const pm_refine_points_t *pt, const pm_local_t *coarse, int32_t e, int k) {
+  int32_t p0 = coarse->elem_ptr[e], nv = coarse->elem_ptr[e + 1] - p0;
+  return k < nv ? pt->vert[coarse->elem_node[p0 + k]] : pt->node[(int64_t)e * pt->stride + (k - nv)];
+}
 /** Free; NULL-safe, sets *points to NULL.  Not collective. */
 PM_EXTERN void pm_refine_points_destroy(pm_refine_points_t **points);
 /** Refine every rank's local mesh once.

@@ -29,13 +29,12 @@ struct pm_fine {
 
 /* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
  * lack nodes this rank does not hold). */
-static inline int children_of(const pm_refine_points_t *pt, int32_t n, const pm_cell_t *t, int32_t e, int ch,
-                              int32_t v[4]) {
-  const int32_t *row = pt->node + (int64_t)e * pt->stride;
+static inline int children_of(const pm_refine_points_t *pt, const pm_local_t *c, int32_t n, const pm_cell_t *t,
+                              int32_t e, int ch, int32_t v[4]) {
   const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[pt->variant[e]][ch - t->n_fixed];
   int mine = 0, missing = 0;
   for (int j = 0; j < 4; j++) {
-    v[j] = row[ref[j]];
+    v[j] = pm_refine_point(pt, c, e, ref[j]);
     missing |= v[j] < 0;
     mine |= v[j] >= 0 && v[j] < n;
   }
@@ -43,7 +42,7 @@ static inline int children_of(const pm_refine_points_t *pt, int32_t n, const pm_
 }
 
 static inline int child_nodes(const pm_fine_t *F, const pm_cell_t *t, int32_t e, int ch, int32_t v[4]) {
-  return children_of(F->pt, F->f->n_internal, t, e, ch, v);
+  return children_of(F->pt, F->c, F->f->n_internal, t, e, ch, v);
 }
 
 static inline double k_of(const pm_fine_t *F, int32_t e) {
@@ -86,10 +85,11 @@ static int children_matrices(const pm_fine_t *F, const pm_cell_t *t, int32_t e, 
 /* Whether coarse element e has a refinement point among the internal nodes (else no child of it
  * adds to a row of this rank). */
 static inline int touches_rows(const pm_fine_t *F, int32_t e) {
-  const int32_t *row = F->pt->node + (int64_t)e * F->pt->stride;
   int32_t n = F->f->n_internal;
-  for (int k = 0; k < 10; k++)
-    if (row[k] >= 0 && row[k] < n) return 1;
+  for (int k = 0; k < 10; k++) {
+    int32_t v = pm_refine_point(F->pt, F->c, e, k);
+    if (v >= 0 && v < n) return 1;
+  }
   return 0;
 }
 
@@ -233,7 +233,7 @@ static int supported(const pm_fine_t *F) {
   PM_CHECK(pr->neumann.n == 0 && pr->robin_h.n == 0, PM_ERR_UNSUPPORTED,
            "%s: %s conditions are not supported (only Dirichlet ones); use --fine-operator assembled", opt,
            pr->neumann.n ? "Neumann" : "Robin");
-  PM_CHECK(F->c->has_mesh && F->pt && F->pt->n_elems == F->c->n_elems, PM_ERR_ARG,
+  PM_CHECK(F->c->has_mesh && F->pt && F->pt->n_elems == F->c->n_elems && F->pt->n_coarse == F->c->n_total, PM_ERR_ARG,
            "%s: the level below the finest has no elements or no refinement points", opt);
   for (int32_t e = 0; e < F->c->n_elems; e++)
     PM_CHECK(F->c->elem_type[e] == TET, PM_ERR_UNSUPPORTED,
@@ -379,7 +379,7 @@ int pm_fine_node_weights(const pm_local_t *coarse, const pm_local_t *fine, const
       int32_t v[4];
       const double *X[PM_CELL_MAX_VERTS];
       pm_element_qp_t g;
-      if (!children_of(pt, n, t, e, ch, v)) continue;
+      if (!children_of(pt, coarse, n, t, e, ch, v)) continue;
       for (int j = 0; j < 4; j++) X[j] = fine->xyz + 3 * (int64_t)v[j];
       PM_CALL(pm_element_geometry(t, X, 0, &g));
       double m = 0;

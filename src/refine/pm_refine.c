@@ -656,29 +656,34 @@ cleanup:
 void pm_refine_points_destroy(pm_refine_points_t **points) {
   if (!points || !*points) return;
   free((*points)->node);
+  free((*points)->vert);
   free((*points)->variant);
   free(*points);
   *points = NULL;
 }
 
-/* Each coarse element's refinement points as fine local nodes, and its variant.  Local. */
+/* Each coarse node's and each coarse element's other refinement points as fine local nodes,
+ * and the element's variant.  Local. */
 static int build_points(const work_t *w, pm_refine_points_t **points) {
   const pm_local_t *c = w->c;
   pm_refine_points_t *pt = NULL;
   int ierr = PM_OK, stride = 1;
   for (int32_t e = 0; e < c->n_elems; e++) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-    if (t->n_refined > stride) stride = t->n_refined;
+    if (t->n_refined - t->n_verts > stride) stride = t->n_refined - t->n_verts;
   }
   PM_TRY(PM_CALLOC(pt, 1, "refinement points"));
   pt->n_elems = c->n_elems;
   pt->stride = stride;
+  pt->n_coarse = w->nv;
   PM_TRY(PM_MALLOC(pt->node, (int64_t)c->n_elems * stride + 1, "refinement points"));
+  PM_TRY(PM_MALLOC(pt->vert, (int64_t)w->nv + 1, "refinement points"));
   PM_TRY(PM_MALLOC(pt->variant, (int64_t)c->n_elems + 1, "refinement points"));
+  for (int32_t k = 0; k < w->nv; k++) pt->vert[k] = w->lid[k]; /* candidates [0, nv): the coarse nodes */
   for (int32_t e = 0; e < c->n_elems; e++) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
     int32_t *row = pt->node + (int64_t)e * stride;
-    for (int k = 0; k < stride; k++) row[k] = k < t->n_refined ? w->lid[cand_of(w, e, k)] : -1;
+    for (int k = 0; k < stride; k++) row[k] = t->n_verts + k < t->n_refined ? w->lid[cand_of(w, e, t->n_verts + k)] : -1;
     pt->variant[e] = w->variant[e];
   }
   *points = pt;

@@ -271,11 +271,10 @@ static int node_owners(const pm_local_t *f, int32_t **owner) {
 static int point_child(const pm_local_t *c, const pm_refine_points_t *pt, const pm_local_t *f, int32_t e, int ch,
                        int32_t *v) {
   const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-  const int32_t *row = pt->node + (int64_t)e * pt->stride;
   const int8_t *ref = cell_child(t, pt->variant[e], ch);
   int mine = 0, missing = 0;
   for (int j = 0; j < t->n_verts; j++) {
-    v[j] = row[ref[j]];
+    v[j] = pm_refine_point(pt, c, e, ref[j]);
     missing |= v[j] < 0;
     mine |= v[j] >= 0 && v[j] < f->n_internal;
   }
