@@ -417,6 +417,8 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   /* The elements' place was for the result's mesh and is for an initial state's file check. */
   int release = opt->release_elements && !pm_value_is_set(opt->exact);
   if (release && !opt->initial.file) pm_local_release(part->local, PM_LOCAL_ELEM_PLACE);
+  /* The matrix-free level's mesh below needs the elements' place only to make the result's. */
+  if (release && late_mesh && !opt->output) pm_local_release(part->below, PM_LOCAL_ELEM_PLACE);
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
   if (release) pm_local_release(part->local, PM_LOCAL_ELEMENTS);

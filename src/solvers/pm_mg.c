@@ -420,7 +420,9 @@ static int mg_setup(void *ctx, pm_op_t *op) {
   PM_TRY(pm_amg_setup_finish(h, geo));
   if (shell) { /* the smoother has its inverse; the shell level's products never read it */
     free(g->shell_a->d);
+    free(g->shell_a->index); /* no entries: read by the set-up's statistics only */
     g->shell_a->d = NULL;
+    g->shell_a->index = NULL;
     h->lev[0].vd = NULL;
   }
 cleanup:
