@@ -148,7 +148,7 @@ static int refine(pm_partition_t *part, int levels, int keep, int points) {
                         "multigrid levels can only be kept from the partition as loaded",
                         base);
   PM_CALL(pm_comm_agree(comm, ierr));
-  PM_CALL(pm_refine_check(comm, part->local, levels));
+  PM_CALL(points ? pm_refine_check_run_points(comm, part->local, levels, 0.0) : pm_refine_check(comm, part->local, levels));
   if (levels == 0) return PM_OK;
   PM_CHECK(levels <= 64 - base, PM_ERR_ARG, "pm_partition_refine: %d + %d levels", base, levels);
 
