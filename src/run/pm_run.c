@@ -378,23 +378,17 @@ static int result_create(run_t *r, pm_h5_series_t **result, pm_run_result_t *res
   return pm_comm_agree(part->comm, ierr);
 }
 
-/* The matrix-free finest level's result: the operator freed, the fine elements made from the
- * level below's refinement points (pm_refine_points_elements: the output's peak, about 250 bytes
- * per unknown for tetrahedra), the mesh fingerprint they define, then the result file.  Errors
- * agreed. */
-static int late_result(run_t *r, pm_h5_series_t **result, pm_run_result_t *res) {
+/* The matrix-free finest level's elements for its result's mesh, made from the level below's
+ * refinement points before the solve (pm_refine_points_elements: nothing but the meshes is held
+ * then), with the mesh fingerprint they define; the caller releases them once the mesh is
+ * written.  Errors agreed. */
+static int make_elements(run_t *r) {
   const pm_partition_t *p = r->part;
-  double t = MPI_Wtime();
-  pm_op_destroy(&r->op);
-  pm_fine_destroy(&r->fine);
-  free(r->b);
-  r->b = NULL;
   int ierr = pm_refine_points_elements(p->below, p->points, p->local);
   PM_CALL(pm_comm_agree(p->comm, ierr));
   PM_CALL(pm_fingerprint_local(p->comm, p->local, p->meta, &p->meta->mesh_fingerprint));
   p->meta->has_mesh_fingerprint = 1;
-  res->t_output += MPI_Wtime() - t;
-  return result_create(r, result, res);
+  return PM_OK;
 }
 
 int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
@@ -410,15 +404,19 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   /* The result's mesh is written now, while the mesh is in the caches (after the solve it is
    * not: the write's preparation took 2-3x longer there); a failure ends the run before it
    * solves. */
-  /* The matrix-free finest level has no elements: its result's mesh is made after the solve. */
+  /* The matrix-free finest level has no elements: its result's mesh has them made for it. */
   int late_mesh = opt->matrix_free && !part->local->has_mesh;
-  if (opt->output && !late_mesh) PM_TRY(result_create(&r, &result, res));
+  if (opt->output) {
+    if (late_mesh) PM_TRY(make_elements(&r));
+    PM_TRY(result_create(&r, &result, res));
+    if (late_mesh) pm_local_release(part->local, PM_LOCAL_ELEMENTS); /* back to the level without them */
+  }
   mark(res, PM_RUN_STAGE_MESH_OUTPUT); /* without a result, the peak the run started at (not the assembly's) */
   /* The elements' place was for the result's mesh and is for an initial state's file check. */
   int release = opt->release_elements && !pm_value_is_set(opt->exact);
   if (release && !opt->initial.file) pm_local_release(part->local, PM_LOCAL_ELEM_PLACE);
-  /* The matrix-free level's mesh below needs the elements' place only to make the result's. */
-  if (release && late_mesh && !opt->output) pm_local_release(part->below, PM_LOCAL_ELEM_PLACE);
+  /* The matrix-free level's mesh below needed the elements' place only to make the result's. */
+  if (release && late_mesh) pm_local_release(part->below, PM_LOCAL_ELEM_PLACE);
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
   if (release) pm_local_release(part->local, PM_LOCAL_ELEMENTS);
@@ -433,7 +431,6 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   mark(res, PM_RUN_STAGE_SOLVE);
   res->converged = res->cg.converged || opt->cg.rtol == 0; /* rtol 0 asks for maxit iterations */
   PM_TRY(finish(&r, u, res));
-  if (opt->output && late_mesh) PM_TRY(late_result(&r, &result, res));
   /* u: the owners' values, refreshed by the solver's last halo update. */
   if (result) {
     double t = MPI_Wtime();
