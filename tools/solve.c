@@ -372,6 +372,11 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
     int c = pm_cell_from_gmsh(l->elem_type[e]);
     if (c >= 0 && (!l->elem_owner || l->elem_owner[e] == part->rank)) mine[c]++;
   }
+  const pm_local_t *b = part->below; /* a matrix-free finest level: its cells are the children of these */
+  for (int32_t e = 0; !l->has_mesh && b && e < b->n_elems; e++) {
+    int c = pm_cell_from_gmsh(b->elem_type[e]);
+    if (c >= 0 && (!b->elem_owner || b->elem_owner[e] == part->rank)) mine[c] += pm_cell_gmsh(b->elem_type[e])->n_children;
+  }
   for (int i = 0; i < p->n_dir; i++) { /* the internal nodes of each Dirichlet group */
     int g = pm_local_find_group(l, p->dir_group[i]);
     for (int32_t k = 0; g >= 0 && k < l->groups[g].n_nodes; k++)
