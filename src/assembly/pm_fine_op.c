@@ -82,15 +82,31 @@ static int children_matrices(const pm_fine_t *F, const pm_cell_t *t, int32_t e, 
   return ierr;
 }
 
-/* Whether coarse element e has a refinement point among the internal nodes (else no child of it
- * adds to a row of this rank). */
-static inline int touches_rows(const pm_fine_t *F, int32_t e) {
+/* Coarse element e's ten refinement points as fine nodes into pts; whether one of them is an
+ * internal node (else no child of e adds to a row of this rank). */
+static inline int element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]) {
   int32_t n = F->f->n_internal;
+  int mine = 0;
   for (int k = 0; k < 10; k++) {
-    int32_t v = pm_refine_point(F->pt, F->c, e, k);
-    if (v >= 0 && v < n) return 1;
+    pts[k] = pm_refine_point(F->pt, F->c, e, k);
+    mine |= pts[k] >= 0 && pts[k] < n;
   }
-  return 0;
+  return mine;
+}
+
+/* Child ch of an element with points pts (element_points) as fine nodes v; 0 when it touches
+ * no internal node (then some of its nodes may be missing). */
+static inline int child_of_points(const pm_fine_t *F, const pm_cell_t *t, int variant, int ch, const int32_t pts[10],
+                                  int32_t v[4]) {
+  const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[variant][ch - t->n_fixed];
+  int32_t n = F->f->n_internal;
+  int mine = 0, missing = 0;
+  for (int j = 0; j < 4; j++) {
+    v[j] = pts[ref[j]];
+    missing |= v[j] < 0;
+    mine |= v[j] >= 0 && v[j] < n;
+  }
+  return mine && !missing;
 }
 
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
@@ -102,12 +118,13 @@ static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   const char *fx = F->fixed;
   memset(y, 0, (size_t)n * sizeof *y);
   for (int32_t e = 0; e < c->n_elems; e++) {
-    if (!touches_rows(F, e)) continue;
+    int32_t pts[10];
+    if (!element_points(F, e, pts)) continue;
     double K[8][4][4];
     PM_CALL(children_matrices(F, t, e, K));
     for (int ch = 0; ch < t->n_children; ch++) {
       int32_t v[4];
-      if (!child_nodes(F, t, e, ch, v)) continue;
+      if (!child_of_points(F, t, F->pt->variant[e], ch, pts, v)) continue;
       double xv[4];
       for (int b = 0; b < 4; b++) xv[b] = raw || !fx[v[b]] ? x[v[b]] : 0.0;
       for (int a = 0; a < 4; a++)
@@ -140,12 +157,13 @@ static int diagonal(const pm_fine_t *F, double *d) {
   int32_t n = F->f->n_internal;
   memset(d, 0, (size_t)n * sizeof *d);
   for (int32_t e = 0; e < F->c->n_elems; e++) {
-    if (!touches_rows(F, e)) continue;
+    int32_t pts[10];
+    if (!element_points(F, e, pts)) continue;
     double K[8][4][4];
     PM_CALL(children_matrices(F, t, e, K));
     for (int ch = 0; ch < t->n_children; ch++) {
       int32_t v[4];
-      if (!child_nodes(F, t, e, ch, v)) continue;
+      if (!child_of_points(F, t, F->pt->variant[e], ch, pts, v)) continue;
       for (int a = 0; a < 4; a++)
         if (v[a] < n) d[v[a]] += K[ch][a][a];
     }
