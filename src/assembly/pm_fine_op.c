@@ -260,12 +260,13 @@ static int supported(const pm_fine_t *F) {
   return PM_OK;
 }
 
-/* The table's tetrahedron as children_matrices reads it: refinement points the means of two
- * vertices, corner child ch the parent halved about vertex ch (its vertex j the mean of ch and
- * j). */
+/* The table's tetrahedron as children_matrices and pm_element_tet_laplace read it: refinement
+ * points the means of two vertices, corner child ch the parent halved about vertex ch (its
+ * vertex j the mean of ch and j), four quadrature weights of 1/24. */
 static int tet_template(pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
-  int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4;
+  int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4 && t->n_qp == 4; /* pm_element_tet_laplace's */
+  for (int q = 0; ok && q < 4; q++) ok = t->qw[q] == 1.0 / 24;
   for (int k = 0; ok && k < 10; k++) {
     int8_t p[PM_CELL_MAX_VERTS];
     int np = pm_cell_refined_parents(t, k, p);
