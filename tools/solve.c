@@ -372,6 +372,11 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
     int c = pm_cell_from_gmsh(l->elem_type[e]);
     if (c >= 0 && (!l->elem_owner || l->elem_owner[e] == part->rank)) mine[c]++;
   }
+  const pm_local_t *b = part->below; /* a matrix-free finest level: its cells are the children of these */
+  for (int32_t e = 0; !l->has_mesh && b && e < b->n_elems; e++) {
+    int c = pm_cell_from_gmsh(b->elem_type[e]);
+    if (c >= 0 && (!b->elem_owner || b->elem_owner[e] == part->rank)) mine[c] += pm_cell_gmsh(b->elem_type[e])->n_children;
+  }
   for (int i = 0; i < p->n_dir; i++) { /* the internal nodes of each Dirichlet group */
     int g = pm_local_find_group(l, p->dir_group[i]);
     for (int32_t k = 0; g >= 0 && k < l->groups[g].n_nodes; k++)
@@ -417,8 +422,17 @@ static int refine(const params_t *p, pm_partition_t *part) {
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
   double run_bytes = keep + (p->precond == PRECOND_MG ? 120.0 : p->precond == PRECOND_AMG ? 150.0 : 110.0) *
                                 (p->dim == 3 ? 2.5 : 1.0);
-  PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
-  PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
+  /* matrix-free (no fine elements, no fine matrix): CG's and the run's vectors, the marks, the
+   * finest cycle level and its P, the levels below; 160 bytes per fine node besides the meshes
+   * (measured: 264 in all on the 125k-node bracket refined twice) */
+  if (p->fine_operator)
+    PM_CALL(pm_refine_check_run_points(part->comm, part->local, p->refine, keep + 160.0));
+  else
+    PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
+  if (p->fine_operator) /* the levels and the last level's refinement points: the fine operator's */
+    PM_CALL(pm_partition_refine_points(part, p->refine));
+  else
+    PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
   return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
 }
 
@@ -436,6 +450,7 @@ static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t att
   o->output_xmf = p->out_xmf;
   if (p->dump[0]) o->on_assembled = dump_matrix, o->on_assembled_ctx = (void *)(uintptr_t)p;
   o->release_elements = 1; /* nothing after the run reads them */
+  o->matrix_free = p->fine_operator;
   static char options_text[16384], pc_text[512];
   o->attrs = attrs;
   o->n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);

@@ -36,6 +36,7 @@ typedef struct params {
   int reproducible; /* --reproducible */
   int refine;       /* --refine K: uniform refinements after loading */
   int mg_coarse;    /* --mg-coarse: pm_mg_coarse_t */
+  int fine_operator; /* --fine-operator: 0 assembled, 1 matrix-free (pm_fine_op.h) */
   int precond_auto; /* the preconditioner was chosen by --precond auto */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;

@@ -77,6 +77,18 @@ static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
     return pm_tool_error(tool,
                          "--precond mg needs --refine K with K >= 1: its levels are the partition as loaded and its "
                          "K uniform refinements (on the partition as loaded use --precond amg)");
+  if (p->fine_operator) {
+    const char *why = p->refine < 1                    ? "needs --refine K with K >= 1 (it applies the finest level from the one below)"
+                      : set_dt                         ? "supports steady runs only, not --dt/--steps"
+                      : p->scheme != PM_SCHEME_FEM     ? "supports --scheme fem only"
+                      : p->precond == PRECOND_AMG      ? "has no matrix entries for --precond amg: use --precond mg or jacobi"
+                      : p->dump[0]                     ? "has no assembled matrix for --dump"
+                      : p->precond == PRECOND_MG && p->mg_coarse ? "needs --mg-coarse rediscretize (Galerkin products need the fine matrix)"
+                      : p->n_neu > 0 || p->n_rob > 0   ? "supports Dirichlet conditions only, not --neumann or --robin"
+                                                       : NULL;
+    if (why) return pm_tool_error(tool, "--fine-operator matrix-free %s; or use --fine-operator assembled", why);
+    if (p->precond == PRECOND_AUTO) p->precond = PRECOND_MG;
+  }
   if (p->initial[0] && p->initial_value[0])
     return pm_tool_error(tool, "--initial and --initial-value exclude each other: give one");
   if (!p->initial[0] && (set_field || set_step))

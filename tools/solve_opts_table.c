@@ -115,6 +115,12 @@ static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
        "  --mg-coarse rediscretize|galerkin  mg's coarse operators: the problem assembled on\n"
        "                         each coarser mesh (default) or P^T A P (needs --precond mg)\n",
        0},
+      {"--fine-operator", C, &p->fine_operator, 0, 0, "assembled|matrix-free", NULL,
+       "  --fine-operator assembled|matrix-free  the finest level's operator: assembled (default)\n"
+       "                         or applied from the level below without fine elements or matrix\n"
+       "                         (--refine K >= 1, steady FEM on tetrahedra, constant conductivities,\n"
+       "                         Dirichlet conditions; --precond none, jacobi or mg)\n",
+       0},
   };
   memcpy(t, table, sizeof table);
   return sizeof table / sizeof *table;

@@ -39,7 +39,10 @@ extern "C" {
 /** A geometric multigrid preconditioner over nlevels meshes, each the uniform refinement of the
  *  one before.  The operator given to pm_pc_setup must be the matrix assembled on the finest
  *  mesh (pm_op_create_csr: N = meshes[nlevels-1]->n_internal rows, NP columns in its local
- *  numbering, its halo); a shell operator is refused with PM_ERR_ARG.
+ *  numbering, its halo), or a shell operator of those sizes with a diagonal whose Dirichlet rows
+ *  were given (pm_mg_set_fixed_rows): its level is smoothed with its own products, its
+ *  prolongation is the refinement's, and the coarser operators must be rediscretised (an
+ *  assembler set, pm_mg_set_assembler; Galerkin products need entries).  Other shells: PM_ERR_ARG.
  *  @param[in] nlevels    number of meshes, 1 (AMG on meshes[0] alone) to PM_AMG_MAX_LEVELS - 1
  *  @param[in] meshes     [nlevels] this rank's local meshes, coarse to fine (pm_refine_local)
  *  @param[in] parents    [nlevels-1] parents[l]: the coarse parents in meshes[l] of the nodes of
@@ -75,6 +78,12 @@ PM_EXTERN int pm_mg_set_coarse(pm_pc_t *pc, pm_mg_coarse_t how);
  *  valid until it returns); pm_run_steady and pm_run_transient set their own.  Does nothing for
  *  another kind of preconditioner or pc NULL.  Not collective. */
 PM_EXTERN int pm_mg_set_assembler(pm_pc_t *pc, pm_mg_assemble_t assemble, void *ctx);
+
+/** For a shell finest operator (the matrix-free fine level, pm_fine_op.h): fixed[i] != 0 marks
+ *  its eliminated Dirichlet rows (identity rows, which get no coarse correction), i < N; with an
+ *  assembled operator they are found from the entries instead.  Borrowed until the next set-up
+ *  returns.  Does nothing for another kind of preconditioner or pc NULL.  Not collective. */
+PM_EXTERN int pm_mg_set_fixed_rows(pm_pc_t *pc, const char *fixed);
 
 /** The hierarchy of a geometric multigrid preconditioner after its set-up (info->geometric: the
  *  levels whose prolongator comes from the refinement); PM_ERR_ARG for another kind of

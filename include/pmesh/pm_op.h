@@ -6,7 +6,8 @@
  *           its entries (pm_op_csr);
  *  - shell: the caller's product (pm_op_create_shell): matrix-free, a user's own storage, or a
  *           composition.  It may also give its diagonal (for Jacobi); it has no entries, so
- *           AMG and multigrid refuse it.
+ *           AMG refuses it, and geometric multigrid takes it only as its finest level with a
+ *           diagonal and the Dirichlet rows (pm_mg.h, pm_fine_op.h).
  * Vectors follow pm_pc.h's lengths: x has NP = n_total entries, of which the first N = n are
  * the input and the others (the externals) are refreshed by the operator itself; y has N. */
 #ifndef PMESH_PM_OP_H

@@ -40,6 +40,12 @@ typedef struct pm_partition {
   pm_local_t **level_mesh;             /* NULL, or (kept) [levels+1] meshes, coarse (as loaded) to
                                           fine: level_mesh[levels] == local */
   pm_refine_parents_t **level_parents; /* NULL, or (kept) [levels]: fine nodes' coarse parents */
+  /* pm_partition_refine_points: the refinement points of level_mesh[levels-1]'s elements as
+   * nodes of local (the matrix-free fine operator, pm_fine_op.h); NULL otherwise. */
+  pm_refine_points_t *points;
+  pm_local_t *below; /* with points: the mesh they refer to (level levels-1), also when the
+                        levels were given to multigrid (pm_partition_take_mg keeps it) */
+  int own_below;     /* below is the partition's own (not one of level_mesh) */
 } pm_partition_t;
 
 /** Load a partition: every rank reads the metadata and its own local file, checks that the
@@ -73,6 +79,12 @@ PM_EXTERN void pm_partition_destroy(pm_partition_t **part);
  *  @return PM_OK, or an error of pm_refine_check / pm_refine_local / pm_halo_create. */
 PM_EXTERN int pm_partition_refine(pm_partition_t *part, int levels, int keep);
 
+/** pm_partition_refine keeping the levels, the last one without its elements, and with the
+ *  refinement points of the level below (part->points, part->below: what pm_fine_op.h needs to
+ *  apply the finest operator from the level below; pm_refine_points_elements makes the elements
+ *  when a result is written).  pm_partition_take_mg then leaves part->below to the partition.
+ *  Collective on part->comm. */
+PM_EXTERN int pm_partition_refine_points(pm_partition_t *part, int levels);
 /** A geometric multigrid preconditioner (pm_mg.h) over the levels of a partition refined with
  *  `keep` (at least one level): the refinements as a V-cycle, the partition as loaded solved by
  *  AMG with `coarse_opt` (NULL: defaults; also the smoother's options).  The partition is

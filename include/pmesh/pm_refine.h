@@ -71,6 +71,29 @@ typedef struct pm_refine_parents {
 /** Free; NULL-safe, sets *parents to NULL.  Not collective. */
 PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 
+/** For every coarse element, the fine local node of each of its refinement points (pm_cell.h:
+ *  vertices, edge midpoints, quadrilateral face centres, cell centre, in the table's order), and
+ *  the tetrahedron's inner diagonal: with the table's templates (child[], variant_child[]) the
+ *  fine elements follow from it without being stored (the matrix-free fine operator,
+ *  pm_fine_op.h).  The vertices go through the coarse nodes (vert), the other points are listed
+ *  per element (node): 24 bytes a tetrahedron.  Read them with pm_refine_point.  Read-only to
+ *  callers. */
+typedef struct pm_refine_points {
+  int32_t n_elems; /* coarse local elements */
+  int stride;      /* entries of node per element: the largest n_refined - n_verts of the cells */
+  int32_t *node;   /* [n_elems*stride] fine local node of each point past the vertices, -1 when
+                      the point is not in the fine mesh */
+  int32_t n_coarse; /* coarse local nodes */
+  int32_t *vert;    /* [n_coarse] fine local node of each coarse node, -1 when not in it */
+  int8_t *variant;  /* [n_elems] the tetrahedron's variant (its inner diagonal), 0 for other cells */
+} pm_refine_points_t;
+/** The fine local node of refinement point k of coarse element e (-1: not in the fine mesh). */
+static inline int32_t pm_refine_point(const pm_refine_points_t *pt, const pm_local_t *coarse, int32_t e, int k) {
+  int32_t p0 = coarse->elem_ptr[e], nv = coarse->elem_ptr[e + 1] - p0;
+  return k < nv ? pt->vert[coarse->elem_node[p0 + k]] : pt->node[(int64_t)e * pt->stride + (k - nv)];
+}
+/** Free; NULL-safe, sets *points to NULL.  Not collective. */
+PM_EXTERN void pm_refine_points_destroy(pm_refine_points_t **points);
 /** Refine every rank's local mesh once.
  *  @param[in]  comm     the partition's communicator: rank r holds part r (coarse->rank, nparts)
  *  @param[in]  coarse   this rank's local mesh with its mesh sections (not modified, not kept)
@@ -86,6 +109,18 @@ PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
 PM_EXTERN int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine,
                               pm_refine_parents_t **parents);
 
+/** pm_refine_local, also giving the refinement points of the coarse elements (points NULL: not
+ *  made; free with pm_refine_points_destroy()).  `elements` = 0 leaves the fine mesh without
+ *  elements (n_elems 0, has_mesh 0, its groups without element lists; points required): the
+ *  matrix-free finest level's, whose elements are the children the points name and can be made
+ *  later by pm_refine_points_elements.  Collective on comm. */
+PM_EXTERN int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, int elements, pm_local_t **fine,
+                                     pm_refine_parents_t **parents, pm_refine_points_t **points);
+/** The elements (and the groups' element lists) of `fine`, refined from `coarse` without them
+ *  (pm_refine_local_points with elements 0), made from the points: the same elements, in the
+ *  same order, with the same tags, indices and owners as pm_refine_local makes.  fine must have
+ *  none.  Not collective. */
+PM_EXTERN int pm_refine_points_elements(const pm_local_t *coarse, const pm_refine_points_t *points, pm_local_t *fine);
 /** The partition fingerprint of a refined level: FNV-1a 64 of the coarse one and "refine".
  *  Not collective. */
 PM_EXTERN uint64_t pm_refine_fingerprint(uint64_t coarse);

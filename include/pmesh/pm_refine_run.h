@@ -35,6 +35,11 @@ PM_EXTERN int pm_refine_check(MPI_Comm comm, const pm_local_t *coarse, int level
  *  and the run's); 0: the refinement alone.  Collective on comm. */
 PM_EXTERN int pm_refine_check_run(MPI_Comm comm, const pm_local_t *coarse, int levels, double run_bytes);
 
+/** The same for a last level refined without its elements (pm_partition_refine_points, the
+ *  matrix-free finest level): the fine nodes and the refinement points instead of the fine
+ *  elements; `run_bytes` per fine node besides the meshes.  Collective on comm. */
+PM_EXTERN void pm_refine_estimate_points(const pm_local_t *coarse, int levels, pm_refine_estimate_t *est);
+PM_EXTERN int pm_refine_check_run_points(MPI_Comm comm, const pm_local_t *coarse, int levels, double run_bytes);
 /** Refine `levels` times (0: nothing changes): *local is replaced by its refinement (the coarse
  *  mesh is freed); on failure *local is left unchanged.  Runs pm_refine_check first.
  *  Collective on comm. */

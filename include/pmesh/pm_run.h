@@ -75,6 +75,11 @@ typedef struct pm_run_options {
    *  written, the rest once the operator is assembled (pm_local_release on part->local, which
    *  has no elements after the run).  For runs as large as the machine (solve sets it). */
   int release_elements;
+  /** Steady FEM runs on tetrahedra refined by pm_partition_refine_points: apply the finest
+   *  operator matrix-free from the level below (pm_fine_op.h) instead of assembling it; what it
+   *  does not support is refused with PM_ERR_UNSUPPORTED, naming it.  Its products agree with
+   *  the assembled operator's to rounding. */
+  int matrix_free;
 } pm_run_options_t;
 
 /** rtol 1e-8, maxit 10000, no monitor (out stdout), every 1, consistent mass, start from 0, no

@@ -14,6 +14,7 @@
 #include "pmesh/pm_exact.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_fem.h"
+#include "pmesh/pm_fine_op.h"
 #include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_gen.h"
 #include "pmesh/pm_h5.h"

@@ -55,6 +55,16 @@ int pm_element_cell(const pm_local_t *l, int32_t e, const pm_cell_t **c, const d
 int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
                          double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]);
 
+/** pm_element_stiffness for a cell `c` given by its vertices' coordinates X (the same sums,
+ *  bit for bit): what the matrix-free fine operator (pm_fine_op.c) uses for children that exist
+ *  only in registers. */
+int pm_element_stiffness_at(const pm_cell_t *c, const double *const *X, const pm_expr_t *k, const pm_expr_t *f,
+                            double area, double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]);
+
+/** The stiffness of a tetrahedron with the constant conductivity k: pm_element_stiffness's K for
+ *  a constant k, without evaluating an expression or a load (the matrix-free product's kernel). */
+int pm_element_tet_laplace(const double *const *X, double k, double K[4][4]);
+
 /** Element mass M[a][b] = integral of phi_a phi_b (times `area` for lines), with the quadrature
  *  of pm_element_stiffness: exact for affine cells (simplices, parallelograms, parallelepipeds,
  *  prisms with parallel triangles), degree 2 per direction on the others. */

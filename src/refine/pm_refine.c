@@ -48,45 +48,66 @@ static void work_free(work_t *w) {
   free(w->req_cand);
 }
 
-/* rec[nrec] (made in slot order) sorted by (ka, kb, slot) in linear time: a stable counting
- * sort on the position of ka among the local nodes' global indices, then each node's few edges
- * by kb, stably (a comparison sort of every edge took a tenth of a refinement). */
-static int sort_edges(const pm_local_t *c, edge_rec_t *rec, int32_t nrec) {
-  int ierr = PM_OK;
-  int32_t nv = c->n_total, *pos = NULL, *start = NULL;
-  int64_t *perm = NULL;
-  edge_rec_t *tmp = NULL;
-  PM_TRY(PM_MALLOC(perm, (size_t)nv + 1, "refinement: edge order"));
-  PM_TRY(PM_MALLOC(pos, (size_t)nv + 1, "refinement: edge order"));
-  PM_TRY(PM_CALLOC(start, (size_t)nv + 2, "refinement: edge order"));
-  PM_TRY(PM_MALLOC(tmp, (size_t)nrec + 1, "refinement: edge order"));
-  PM_TRY(pm_argsort_i64(c->node_index, nv, perm));
+/* An element edge slot in its smaller end's bucket: the larger end and the slot. */
+typedef struct slot_rec {
+  int32_t b, slot;
+} slot_rec_t;
+
+/* The ends of element e's edge j, the one of smaller global index first. */
+static inline void edge_ends(const pm_local_t *c, int32_t e, const pm_cell_t *t, int j, int32_t *a, int32_t *b) {
+  const int32_t *v = c->elem_node + c->elem_ptr[e];
+  *a = v[t->edge[j][0]];
+  *b = v[t->edge[j][1]];
+  if (c->node_index[*a] > c->node_index[*b]) {
+    int32_t s = *a;
+    *a = *b;
+    *b = s;
+  }
+}
+
+/* The element edge slots by (smaller end, larger end, slot) in linear time: a counting sort into
+ * buckets by the position of the smaller end among the local nodes' global indices (slots in
+ * order, so stable), then each bucket's few slots by the larger end's global index, stably.  8
+ * bytes a slot: the edges' full records, sorted through a copy, were the largest arrays of a
+ * 3D refinement (64 bytes a slot, its peak).  start[nv+1] receives the buckets' starts. */
+static int sort_edges(const pm_local_t *c, const int32_t *eptr, slot_rec_t *rec, const int64_t *perm, int32_t *start) {
+  int32_t nv = c->n_total, *pos = NULL;
+  PM_CALL(PM_MALLOC(pos, (size_t)nv + 1, "refinement: edge order"));
   for (int32_t i = 0; i < nv; i++) pos[perm[i]] = i;
-  for (int32_t k = 0; k < nrec; k++) start[pos[rec[k].a] + 1]++;
-  for (int32_t i = 0; i < nv; i++) start[i + 1] += start[i];
-  for (int32_t k = 0; k < nrec; k++) tmp[start[pos[rec[k].a]]++] = rec[k];
+  memset(start, 0, ((size_t)nv + 2) * sizeof *start);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int32_t e = 0; e < c->n_elems; e++) {
+      const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+      for (int j = 0; j < t->n_edges; j++) {
+        int32_t a, b;
+        edge_ends(c, e, t, j, &a, &b);
+        if (pass == 0)
+          start[pos[a] + 1]++;
+        else
+          rec[start[pos[a]]++] = (slot_rec_t){b, eptr[e] + j};
+      }
+    }
+    if (pass == 0)
+      for (int32_t i = 0; i < nv; i++) start[i + 1] += start[i];
+  }
+  free(pos);
   for (int32_t i = nv; i > 0; i--) start[i] = start[i - 1]; /* back to the buckets' starts */
   start[0] = 0;
+  const int64_t *key = c->node_index;
   for (int32_t i = 0; i < nv; i++) {
-    edge_rec_t *b = tmp + start[i];
+    slot_rec_t *bk = rec + start[i];
     int32_t m = start[i + 1] - start[i];
     for (int32_t x = 1; x < m; x++) {
-      edge_rec_t r = b[x];
+      slot_rec_t r = bk[x];
       int32_t y = x - 1;
-      while (y >= 0 && b[y].kb > r.kb) {
-        b[y + 1] = b[y];
+      while (y >= 0 && key[bk[y].b] > key[r.b]) {
+        bk[y + 1] = bk[y];
         y--;
       }
-      b[y + 1] = r;
+      bk[y + 1] = r;
     }
   }
-  memcpy(rec, tmp, (size_t)nrec * sizeof *rec);
-cleanup:
-  free(perm);
-  free(pos);
-  free(start);
-  free(tmp);
-  return ierr;
+  return PM_OK;
 }
 
 static int cmp_face(const void *x, const void *y) {
@@ -150,37 +171,38 @@ static int tet_variant(const pm_local_t *c, int32_t e, const pm_cell_t *t) {
   return best;
 }
 
-/* Unique edges of the elements, sorted by their ends' global indices.  Local. */
+/* Unique edges of the elements, sorted by their ends' global indices (each the record of its
+ * first slot); every slot's edge.  Local. */
 static int make_edges(work_t *w) {
   const pm_local_t *c = w->c;
   int ierr = PM_OK;
-  edge_rec_t *rec = NULL;
-  int32_t nrec = w->eptr[c->n_elems];
+  slot_rec_t *rec = NULL;
+  int64_t *perm = NULL;
+  int32_t nrec = w->eptr[c->n_elems], nv = c->n_total, *start = NULL;
   PM_TRY(PM_MALLOC(rec, (int64_t)nrec + 1, "refinement: edges"));
   PM_TRY(PM_MALLOC(w->slot_edge, (int64_t)nrec + 1, "refinement: edges"));
-  for (int32_t e = 0; e < c->n_elems; e++) {
-    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-    const int32_t *v = c->elem_node + c->elem_ptr[e];
-    for (int j = 0; j < t->n_edges; j++) {
-      int32_t a = v[t->edge[j][0]], b = v[t->edge[j][1]];
-      if (c->node_index[a] > c->node_index[b]) {
-        int32_t s = a;
-        a = b;
-        b = s;
-      }
-      rec[w->eptr[e] + j] = (edge_rec_t){c->node_index[a], c->node_index[b], a, b, w->eptr[e] + j};
+  PM_TRY(PM_MALLOC(perm, (size_t)nv + 1, "refinement: edge order"));
+  PM_TRY(PM_MALLOC(start, (size_t)nv + 2, "refinement: edge order"));
+  PM_TRY(pm_argsort_i64(c->node_index, nv, perm));
+  PM_TRY(sort_edges(c, w->eptr, rec, perm, start));
+  const int64_t *key = c->node_index;
+  w->ne = 0;
+  for (int32_t i = 0; i < nv; i++)
+    for (int32_t k = start[i]; k < start[i + 1]; k++) w->ne += k == start[i] || key[rec[k].b] != key[rec[k - 1].b];
+  PM_TRY(PM_MALLOC(w->edge, (int64_t)w->ne + 1, "refinement: edges"));
+  int32_t ne = 0;
+  for (int32_t i = 0; i < nv; i++) {
+    int32_t a = (int32_t)perm[i];
+    for (int32_t k = start[i]; k < start[i + 1]; k++) {
+      if (k == start[i] || key[rec[k].b] != key[rec[k - 1].b])
+        w->edge[ne++] = (edge_rec_t){key[a], key[rec[k].b], a, rec[k].b, rec[k].slot};
+      w->slot_edge[rec[k].slot] = ne - 1;
     }
   }
-  PM_TRY(sort_edges(c, rec, nrec));
-  w->ne = 0;
-  for (int32_t k = 0; k < nrec; k++) {
-    if (k == 0 || rec[k].ka != rec[k - 1].ka || rec[k].kb != rec[k - 1].kb) rec[w->ne++] = rec[k];
-    w->slot_edge[rec[k].slot] = w->ne - 1;
-  }
-  PM_TRY(PM_MALLOC(w->edge, (int64_t)w->ne + 1, "refinement: edges"));
-  memcpy(w->edge, rec, (size_t)w->ne * sizeof *rec);
 cleanup:
   free(rec);
+  free(perm);
+  free(start);
   return ierr;
 }
 
@@ -631,18 +653,65 @@ cleanup:
   return ierr;
 }
 
+void pm_refine_points_destroy(pm_refine_points_t **points) {
+  if (!points || !*points) return;
+  free((*points)->node);
+  free((*points)->vert);
+  free((*points)->variant);
+  free(*points);
+  *points = NULL;
+}
+
+/* Each coarse node's and each coarse element's other refinement points as fine local nodes,
+ * and the element's variant.  Local. */
+static int build_points(const work_t *w, pm_refine_points_t **points) {
+  const pm_local_t *c = w->c;
+  pm_refine_points_t *pt = NULL;
+  int ierr = PM_OK, stride = 1;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    if (t->n_refined - t->n_verts > stride) stride = t->n_refined - t->n_verts;
+  }
+  PM_TRY(PM_CALLOC(pt, 1, "refinement points"));
+  pt->n_elems = c->n_elems;
+  pt->stride = stride;
+  pt->n_coarse = w->nv;
+  PM_TRY(PM_MALLOC(pt->node, (int64_t)c->n_elems * stride + 1, "refinement points"));
+  PM_TRY(PM_MALLOC(pt->vert, (int64_t)w->nv + 1, "refinement points"));
+  PM_TRY(PM_MALLOC(pt->variant, (int64_t)c->n_elems + 1, "refinement points"));
+  for (int32_t k = 0; k < w->nv; k++) pt->vert[k] = w->lid[k]; /* candidates [0, nv): the coarse nodes */
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    int32_t *row = pt->node + (int64_t)e * stride;
+    for (int k = 0; k < stride; k++) row[k] = t->n_verts + k < t->n_refined ? w->lid[cand_of(w, e, t->n_verts + k)] : -1;
+    pt->variant[e] = w->variant[e];
+  }
+  *points = pt;
+  pt = NULL;
+cleanup:
+  pm_refine_points_destroy(&pt);
+  return ierr;
+}
+
 int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, pm_refine_parents_t **parents) {
+  return pm_refine_local_points(comm, coarse, 1, fine, parents, NULL);
+}
+
+int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, int elements, pm_local_t **fine,
+                           pm_refine_parents_t **parents, pm_refine_points_t **points) {
   work_t w = {0};
+  w.no_elements = !elements;
   pm_local_t *f = NULL;
   int32_t *fc = NULL;
   int ierr = PM_OK;
   if (fine) *fine = NULL;
   if (parents) *parents = NULL;
+  if (points) *points = NULL;
   w.c = coarse;
   w.comm = comm;
   MPI_Comm_rank(comm, &w.rank);
   MPI_Comm_size(comm, &w.P);
-  if (!coarse || !fine)
+  if (!coarse || !fine || (!elements && !points))
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_refine_local: NULL argument on rank %d", w.rank);
   else
     ierr = setup(&w);
@@ -679,12 +748,14 @@ int pm_refine_local(MPI_Comm comm, const pm_local_t *coarse, pm_local_t **fine, 
   }
   if (!ierr) ierr = pm_refine_build_cells(&w, f, fc);
   if (!ierr && parents) ierr = build_parents(&w, f, fc, parents);
+  if (!ierr && points) ierr = build_points(&w, points);
   ierr = pm_comm_agree(comm, ierr);
   if (ierr) goto cleanup;
   *fine = f;
   f = NULL;
 cleanup:
   if (ierr && parents) pm_refine_parents_destroy(parents);
+  if (ierr && points) pm_refine_points_destroy(points);
   pm_local_destroy(&f);
   free(fc);
   work_free(&w);

@@ -212,7 +212,7 @@ static int build_group(const work_t *w, pm_local_t *f, const int32_t *fc, const 
   F->dim = L->dim;
   int32_t cn = 0, ce = 0;
   for (int32_t i = 0; i < f->n_total; i++) cn += has_bit(w, fc[i], g);
-  for (int32_t k = 0; k < L->n_elems; k++)
+  for (int32_t k = 0; felem && k < L->n_elems; k++)
     for (int ch = 0; ch < w->m; ch++) ce += felem[(int64_t)L->elems[k] * w->m + ch] >= 0;
   int64_t cf = 0, cfn = 0;
   for (int32_t fa = 0; fa < L->n_faces; fa++) {
@@ -230,7 +230,7 @@ static int build_group(const work_t *w, pm_local_t *f, const int32_t *fc, const 
   PM_CALL(PM_MALLOC(F->face_node, cfn + 1, "refined group faces"));
   for (int32_t i = 0; i < f->n_total; i++)
     if (has_bit(w, fc[i], g)) F->nodes[F->n_nodes++] = i;
-  for (int32_t k = 0; k < L->n_elems; k++)
+  for (int32_t k = 0; felem && k < L->n_elems; k++)
     for (int ch = 0; ch < w->m; ch++) {
       int32_t fe = felem[(int64_t)L->elems[k] * w->m + ch];
       if (fe >= 0) F->elems[F->n_elems++] = fe;
@@ -243,11 +243,103 @@ int pm_refine_build_cells(work_t *w, pm_local_t *f, const int32_t *fc) {
   const pm_local_t *c = w->c;
   int ierr = PM_OK;
   int32_t *felem = NULL; /* [n_elems*m]: fine element of each kept child, -1 */
-  PM_TRY(build_elements(w, f, fc, &felem));
+  if (w->no_elements)
+    f->has_mesh = 0; /* as pm_local_release leaves a mesh without its elements */
+  else
+    PM_TRY(build_elements(w, f, fc, &felem));
   PM_TRY(PM_CALLOC(f->groups, c->n_groups, "refined groups"));
   f->n_groups = c->n_groups;
   for (int g = 0; g < c->n_groups; g++) PM_TRY(build_group(w, f, fc, felem, g));
 cleanup:
+  free(felem);
+  return ierr;
+}
+
+/* ---------------------------------------------------------------- elements from the points */
+
+/* Fine node owners from the tables: internal nodes the rank's, externals their neighbour's. */
+static int node_owners(const pm_local_t *f, int32_t **owner) {
+  PM_CALL(PM_MALLOC(*owner, (int64_t)f->n_total + 1, "fine node owners"));
+  for (int32_t i = 0; i < f->n_total; i++) (*owner)[i] = f->rank;
+  for (int k = 0; k < f->n_neib; k++)
+    for (int32_t j = f->import_index[k]; j < f->import_index[k + 1]; j++) (*owner)[f->import_item[j]] = f->neib[k];
+  return PM_OK;
+}
+
+/* Child ch of coarse element e as fine nodes v[]; 0 when it is not kept (it touches no internal
+ * node: build_elements' rule). */
+static int point_child(const pm_local_t *c, const pm_refine_points_t *pt, const pm_local_t *f, int32_t e, int ch,
+                       int32_t *v) {
+  const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+  const int8_t *ref = cell_child(t, pt->variant[e], ch);
+  int mine = 0, missing = 0;
+  for (int j = 0; j < t->n_verts; j++) {
+    v[j] = pm_refine_point(pt, c, e, ref[j]);
+    missing |= v[j] < 0;
+    mine |= v[j] >= 0 && v[j] < f->n_internal;
+  }
+  return mine && !missing;
+}
+
+int pm_refine_points_elements(const pm_local_t *c, const pm_refine_points_t *pt, pm_local_t *f) {
+  int ierr = PM_OK;
+  int32_t *owner = NULL, *felem = NULL, v[PM_CELL_MAX_VERTS];
+  int64_t nfe = 0, nfn = 0;
+  PM_CHECK(pt && pt->n_elems == c->n_elems && f->n_elems == 0 && !f->elem_ptr && c->n_groups == f->n_groups, PM_ERR_ARG,
+           "pm_refine_points_elements: the points are not the coarse mesh's, or the fine mesh has elements");
+  int m = 1;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    if (1 << t->dim > m) m = 1 << t->dim;
+    for (int ch = 0; ch < t->n_children; ch++)
+      if (point_child(c, pt, f, e, ch, v)) nfe++, nfn += t->n_verts;
+  }
+  PM_CHECK(nfn <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined elements have %lld node entries: more than %d", f->rank,
+           (long long)nfn, INT32_MAX);
+  PM_TRY(node_owners(f, &owner));
+  PM_TRY(PM_MALLOC(felem, (int64_t)c->n_elems * m + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_type, nfe + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_gid, nfe + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_index, nfe + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_owner, nfe + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_ptr, nfe + 1, "refined elements"));
+  PM_TRY(PM_MALLOC(f->elem_node, nfn + 1, "refined elements"));
+  f->elem_ptr[0] = 0;
+  int32_t n = 0;
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    for (int ch = 0; ch < m; ch++) {
+      felem[(int64_t)e * m + ch] = -1;
+      if (ch >= t->n_children || !point_child(c, pt, f, e, ch, v)) continue;
+      int32_t p = f->elem_ptr[n];
+      int lo = 0;
+      for (int j = 0; j < t->n_verts; j++) {
+        f->elem_node[p + j] = v[j];
+        if (f->gid[v[j]] < f->gid[v[lo]]) lo = j;
+      }
+      f->elem_type[n] = c->elem_type[e];
+      f->elem_gid[n] = (c->elem_gid[e] - 1) * m + ch + 1;
+      f->elem_index[n] = c->elem_index[e] * m + ch;
+      f->elem_owner[n] = owner[v[lo]];
+      f->elem_ptr[n + 1] = p + t->n_verts;
+      felem[(int64_t)e * m + ch] = n++;
+    }
+  }
+  f->n_elems = n;
+  for (int g = 0; g < c->n_groups; g++) { /* the kept children of the groups' elements */
+    const pm_local_group_t *L = &c->groups[g];
+    pm_local_group_t *F = &f->groups[g];
+    free(F->elems);
+    F->elems = NULL;
+    F->n_elems = 0;
+    PM_TRY(PM_MALLOC(F->elems, (int64_t)L->n_elems * m + 1, "refined group elements"));
+    for (int32_t k = 0; k < L->n_elems; k++)
+      for (int ch = 0; ch < m; ch++)
+        if (felem[(int64_t)L->elems[k] * m + ch] >= 0) F->elems[F->n_elems++] = felem[(int64_t)L->elems[k] * m + ch];
+  }
+  f->has_mesh = 1;
+cleanup:
+  free(owner);
   free(felem);
   return ierr;
 }

@@ -90,11 +90,38 @@ static double mem_available(void) {
   return avail;
 }
 
+static int check(MPI_Comm comm, const pm_local_t *c, int levels, double run_bytes, int points);
+
 int pm_refine_check(MPI_Comm comm, const pm_local_t *c, int levels) {
   return pm_refine_check_run(comm, c, levels, 0.0);
 }
 
+/* pm_refine_estimate for a last level without elements (pm_refine_local_points with elements
+ * 0): its nodes and the points of the level below instead of its elements, and the work of the
+ * last step with the edges sorted at 12 bytes a slot and 32 an edge (about 29 per element node
+ * entry of the level below in 3D), quadrilateral faces only where the cells have some. */
+void pm_refine_estimate_points(const pm_local_t *c, int levels, pm_refine_estimate_t *est) {
+  pm_refine_estimate(c, levels, est);
+  if (levels < 1) return;
+  int dim = local_dim(c), quads = 0;
+  for (int32_t e = 0; e < c->n_elems && !quads; e++) quads = pm_cell_gmsh(c->elem_type[e])->n_verts > dim + 1;
+  double m = (double)(1 << dim), E = est->elems, EN = est->elem_nodes, V = est->nodes;
+  double per_entry = dim == 3 ? 29 + (quads ? 72 * 0.75 : 0) : 29;
+  double fine = V * 56 + E / m * 24 + V / m * 4, coarse = (E * 29 + EN * 4 + V * 56) / m;
+  double work = EN / m * per_entry + V * 64;
+  est->bytes = fine + coarse + work;
+  est->work = work;
+}
+
 int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double run_bytes) {
+  return check(comm, c, levels, run_bytes, 0);
+}
+
+int pm_refine_check_run_points(MPI_Comm comm, const pm_local_t *c, int levels, double run_bytes) {
+  return check(comm, c, levels, run_bytes, 1);
+}
+
+static int check(MPI_Comm comm, const pm_local_t *c, int levels, double run_bytes, int points) {
   int rank, ierr = PM_OK;
   MPI_Comm_rank(comm, &rank);
   pm_refine_estimate_t est = {0};
@@ -103,7 +130,10 @@ int pm_refine_check_run(MPI_Comm comm, const pm_local_t *c, int levels, double r
   } else if (!c || !c->has_mesh) {
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "rank %d: no local mesh to refine", rank);
   } else {
-    pm_refine_estimate(c, levels, &est);
+    if (points)
+      pm_refine_estimate_points(c, levels, &est);
+    else
+      pm_refine_estimate(c, levels, &est);
     double run = est.bytes - est.work + run_bytes * est.nodes;
     est.bytes = run > est.bytes ? run : est.bytes;
     double lim = (double)INT32_MAX;
@@ -239,7 +269,14 @@ int pm_refine_meta(MPI_Comm comm, const pm_local_t *f, const pm_meta_t *in, pm_m
     }
     m->refine_levels = in->refine_levels + k;
   }
-  ierr = pm_fingerprint_local(comm, f, m, &m->mesh_fingerprint);
+  /* A finest level without its elements (pm_refine_local_points) has no mesh fingerprint until
+   * they are made (the caller counts its elements and gives its dimension). */
+  int with_elements = f->has_mesh, all_with = 0;
+  mpi = pm_comm_allreduce(&with_elements, &all_with, 1, MPI_INT, MPI_MIN, comm);
+  if (mpi != MPI_SUCCESS) ierr = pm_error_set(PM_ERR_MPI, __FILE__, __LINE__, "rank %d: a reduction failed", rank);
+  m->has_mesh_fingerprint = all_with;
+  m->mesh_fingerprint = 0;
+  if (!ierr && all_with) ierr = pm_fingerprint_local(comm, f, m, &m->mesh_fingerprint);
   if (ierr) {
     pm_meta_destroy(&m);
     return ierr;

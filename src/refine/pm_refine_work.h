@@ -58,6 +58,7 @@ typedef struct work {
   char *used;                         /* in a kept child */
   char *keep;                         /* [n_elems*m]: child kept */
   int64_t fine_nodes;                 /* global */
+  int no_elements;                    /* the fine mesh without its elements (pm_refine_local_points) */
   /* Requests answered: for each, the asking rank and the candidate. */
   int64_t nreq;
   int32_t *req_rank, *req_cand;

@@ -12,6 +12,7 @@
 
 #include "base/pm_util.h"
 #include "pm_partition_int.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_mg.h"
@@ -97,6 +98,8 @@ void pm_partition_destroy(pm_partition_t **part) {
   for (int k = 0; p->level_parents && k < p->levels; k++) pm_refine_parents_destroy(&p->level_parents[k]);
   free(p->level_mesh);
   free(p->level_parents);
+  pm_refine_points_destroy(&p->points);
+  if (p->own_below) pm_local_destroy(&p->below);
   pm_local_destroy(&p->local);
   pm_meta_destroy(&p->meta);
   free(p->dir);
@@ -113,7 +116,29 @@ static void free_new_levels(pm_local_t **mesh, pm_refine_parents_t **par, int fr
   }
 }
 
+static int refine(pm_partition_t *part, int levels, int keep, int points);
+
+/* The metadata of a finest level refined without its elements: its element count (the children
+ * of the owned elements below) and dimension, which pm_refine_meta takes from elements.
+ * Collective on comm. */
+static int meta_without_elements(MPI_Comm comm, const pm_local_t *below, const pm_meta_t *in, pm_meta_t *meta) {
+  int64_t mine = 0;
+  for (int32_t e = 0; e < below->n_elems; e++)
+    if (below->elem_owner[e] == below->rank) mine += pm_cell_gmsh(below->elem_type[e])->n_children;
+  PM_CALL_MPI(pm_comm_allreduce(&mine, &meta->global_elems, 1, MPI_INT64_T, MPI_SUM, comm));
+  meta->dim = in->dim;
+  return PM_OK;
+}
+
 int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
+  return refine(part, levels, keep, 0);
+}
+
+int pm_partition_refine_points(pm_partition_t *part, int levels) {
+  return refine(part, levels, 1, 1);
+}
+
+static int refine(pm_partition_t *part, int levels, int keep, int points) {
   PM_CHECK(part && part->local && part->meta && part->halo, PM_ERR_ARG, "pm_partition_refine: no loaded partition");
   MPI_Comm comm = part->comm;
   int base = part->levels, ierr = PM_OK;
@@ -123,7 +148,7 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
                         "multigrid levels can only be kept from the partition as loaded",
                         base);
   PM_CALL(pm_comm_agree(comm, ierr));
-  PM_CALL(pm_refine_check(comm, part->local, levels));
+  PM_CALL(points ? pm_refine_check_run_points(comm, part->local, levels, 0.0) : pm_refine_check(comm, part->local, levels));
   if (levels == 0) return PM_OK;
   PM_CHECK(levels <= 64 - base, PM_ERR_ARG, "pm_partition_refine: %d + %d levels", base, levels);
 
@@ -132,6 +157,7 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   pm_refine_parents_t **par = NULL;
   pm_halo_t *halo = NULL;
   pm_meta_t *meta = NULL;
+  pm_refine_points_t *pts = NULL;
   if (keep) {
     ierr = PM_CALLOC(mesh, total + 1, "refinement levels");
     if (!ierr) ierr = PM_CALLOC(par, total, "refinement parents");
@@ -143,7 +169,8 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   }
   PM_TRY(pm_comm_agree(comm, ierr));
   for (int k = 0; k < levels; k++) {
-    ierr = pm_refine_local(comm, cur, &next, keep ? &par[base + k] : NULL);
+    int last = points && k == levels - 1; /* the matrix-free finest level: no elements */
+    ierr = pm_refine_local_points(comm, cur, !last, &next, keep ? &par[base + k] : NULL, last ? &pts : NULL);
     /* Without the hierarchy only two levels live at a time. */
     if (!keep && cur != part->local) pm_local_destroy(&cur);
     PM_TRY(ierr);
@@ -153,6 +180,7 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   }
   PM_TRY(pm_halo_create(comm, cur, pm_halo_kind(part->halo), &halo));
   PM_TRY(pm_refine_meta(comm, cur, part->meta, &meta));
+  if (pts) PM_TRY(meta_without_elements(comm, mesh[total - 1], part->meta, meta));
 
   /* Everything made: swap it in (collectively: the halo frees its communicator). */
   pm_halo_destroy(&part->halo);
@@ -166,9 +194,15 @@ int pm_partition_refine(pm_partition_t *part, int levels, int keep) {
   part->level_mesh = mesh;
   part->level_parents = par;
   part->levels = total;
+  pm_refine_points_destroy(&part->points);
+  if (part->own_below) pm_local_destroy(&part->below);
+  part->points = pts;
+  part->below = pts ? mesh[total - 1] : NULL;
+  part->own_below = 0;
   return PM_OK;
 
 cleanup:
+  pm_refine_points_destroy(&pts);
   pm_halo_destroy(&halo);
   pm_meta_destroy(&meta);
   if (keep) {
@@ -201,6 +235,10 @@ int pm_partition_take_mg(pm_partition_t *part, const pm_amg_options_t *coarse_op
            "(pm_partition_refine with keep; solve: --refine K with K >= 1); this one was refined %d times%s",
            part->levels, part->levels > 0 ? " without keeping its levels (or gave them away)" : "");
   PM_CALL(pm_mg_create_owning(part->levels + 1, part->level_mesh, part->level_parents, coarse_opt, pc));
+  if (part->points) { /* the matrix-free finest level's mesh below stays the partition's */
+    pm_mg_lend_mesh(*pc, part->levels - 1);
+    part->own_below = 1;
+  }
   /* The levels are the preconditioner's now; part->local (the last mesh) stays the partition's. */
   free(part->level_mesh);
   free(part->level_parents);

@@ -15,6 +15,8 @@
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"
+#include "pmesh/pm_fine_op.h"
+#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5_read.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_mg.h"
@@ -60,7 +62,10 @@ static int error_norms(const pm_partition_t *part, const double *u, pm_value_t e
   int ierr = pm_expr_create_value(exact, &ex);
   if (!ierr) pm_expr_set_time(ex, t);
   if (!ierr) ierr = PM_MALLOC(w, l->n_internal, "weights");
-  if (!ierr) ierr = pm_fem_node_weights(l, w);
+  if (!ierr && part->points && !l->has_mesh) /* the finest level without its elements */
+    ierr = pm_fine_node_weights(part->below, l, part->points, w);
+  else if (!ierr)
+    ierr = pm_fem_node_weights(l, w);
   for (int32_t i = 0; !ierr && i < l->n_internal; i++) {
     const double *x = l->xyz + 3 * i;
     double e = fabs(u[i] - pm_expr_eval(ex, x[0], x[1], x[2]));
@@ -174,11 +179,13 @@ typedef struct run {
   char xmf_buf[4400];
   pm_csr_t *a, *m; /* m: the mass matrix of a transient run */
   double *b;
-  pm_op_t *op; /* over a: what CG and the preconditioner are given */
+  pm_op_t *op; /* over a, or the matrix-free fine operator: what CG and the preconditioner are given */
+  pm_fine_t *fine; /* the matrix-free fine operator's state (opt->matrix_free) */
 } run_t;
 
 static void run_free(run_t *r) {
   pm_op_destroy(&r->op);
+  pm_fine_destroy(&r->fine);
   pm_csr_destroy(&r->a);
   pm_csr_destroy(&r->m);
   free(r->b);
@@ -241,6 +248,25 @@ static int assemble_level(void *ctx, const pm_local_t *l, pm_csr_t **a) {
   return ierr;
 }
 
+/* The matrix-free fine operator (opt->matrix_free), b and the Dirichlet values into u; what it
+ * does not support refused alike on every rank.  Errors agreed. */
+static int matrix_free(run_t *r, double *u, int64_t *nfixed) {
+  const pm_partition_t *p = r->part;
+  if (r->transient || !p->points || !p->below)
+    return pm_partition_error_alike(
+        p->rank, PM_ERR_UNSUPPORTED, __FILE__, __LINE__,
+        "--fine-operator matrix-free: %s", r->transient ? "only steady runs are supported, not transient ones"
+                                                        : "needs a partition refined at least once keeping its "
+                                                          "refinement points (solve: --refine K with K >= 1)");
+  int ierr = pm_fine_create(p->below, p->local, p->points, p->halo, r->prob, &r->fine);
+  if (!ierr) ierr = PM_MALLOC(r->b, p->local->n_internal > 0 ? p->local->n_internal : 1, "right-hand side");
+  PM_CALL(pm_partition_agree_alike(p->comm, p->rank, ierr));
+  ierr = pm_fine_system(r->fine, r->b, u, nfixed);
+  if (!ierr) ierr = pm_fine_op(r->fine, &r->op);
+  if (!ierr && r->pc && !pm_pc_is_setup(r->pc)) ierr = pm_mg_set_fixed_rows(r->pc, pm_fine_fixed(r->fine));
+  return pm_comm_agree(p->comm, ierr);
+}
+
 /* Assemble a (and m), b and the Dirichlet values into u, then count the unknowns; a loses its
  * explicit zeros once inspected (CG and the preconditioners then share it).  Errors agreed. */
 static int assemble(run_t *r, double *u, pm_run_result_t *res) {
@@ -251,15 +277,20 @@ static int assemble(run_t *r, double *u, pm_run_result_t *res) {
   int64_t nfixed = 0;
   double t1 = MPI_Wtime();
   memset(u, 0, (size_t)(nt > 0 ? nt : 0) * sizeof *u);
-  int ierr = pm_csr_create(l, fdm, &r->a);
-  if (!ierr && r->transient) ierr = pm_csr_create(l, fdm, &r->m);
-  if (!ierr) ierr = PM_MALLOC(r->b, l->n_internal > 0 ? l->n_internal : 1, "right-hand side");
-  if (!ierr)
+  int ierr = PM_OK;
+  if (r->o->matrix_free) {
+    PM_CALL(matrix_free(r, u, &nfixed));
+  } else {
+    ierr = pm_csr_create(l, fdm, &r->a);
+    if (!ierr && r->transient) ierr = pm_csr_create(l, fdm, &r->m);
+    if (!ierr) ierr = PM_MALLOC(r->b, l->n_internal > 0 ? l->n_internal : 1, "right-hand side");
+  }
+  if (!ierr && !r->o->matrix_free)
     ierr = r->transient ? pm_fem_assemble_transient(l, r->prob, r->o->mass, r->o->dt, r->a, r->m, r->b, u, &nfixed)
                         : pm_fem_assemble(l, r->prob, r->a, r->b, u, &nfixed);
-  if (!ierr && r->o->on_assembled) ierr = r->o->on_assembled(r->o->on_assembled_ctx, r->part, r->a, r->b);
-  if (!ierr) ierr = pm_csr_compact(r->a);
-  if (!ierr) ierr = pm_op_create_csr(r->a, r->part->halo, &r->op);
+  if (!ierr && r->a && r->o->on_assembled) ierr = r->o->on_assembled(r->o->on_assembled_ctx, r->part, r->a, r->b);
+  if (!ierr && r->a) ierr = pm_csr_compact(r->a);
+  if (!ierr && r->a) ierr = pm_op_create_csr(r->a, r->part->halo, &r->op);
   if (!ierr && r->pc && !pm_pc_is_setup(r->pc)) ierr = pm_mg_set_assembler(r->pc, assemble_level, r);
   PM_CALL(pm_comm_agree(comm, ierr));
   int64_t nint = l->n_internal;
@@ -337,9 +368,32 @@ static void output_size(const run_t *r, pm_run_result_t *res) {
   if (r->o->output && r->part->rank == 0 && stat(r->o->output, &sb) == 0) res->output_bytes = (int64_t)sb.st_size;
 }
 
+/* The result file with the mesh (before the fields).  Errors agreed. */
+static int result_create(run_t *r, pm_h5_series_t **result, pm_run_result_t *res) {
+  const pm_partition_t *part = r->part;
+  double t = MPI_Wtime();
+  pm_h5_options_t h5opt = h5_options(r->o);
+  int ierr = pm_h5_result_create(part->comm, part->local, part->meta, r->o->output, r->xmf, &h5opt, result);
+  res->t_output += MPI_Wtime() - t;
+  return pm_comm_agree(part->comm, ierr);
+}
+
+/* The matrix-free finest level's elements for its result's mesh, made from the level below's
+ * refinement points before the solve (pm_refine_points_elements: nothing but the meshes is held
+ * then), with the mesh fingerprint they define; the caller releases them once the mesh is
+ * written.  Errors agreed. */
+static int make_elements(run_t *r) {
+  const pm_partition_t *p = r->part;
+  int ierr = pm_refine_points_elements(p->below, p->points, p->local);
+  PM_CALL(pm_comm_agree(p->comm, ierr));
+  PM_CALL(pm_fingerprint_local(p->comm, p->local, p->meta, &p->meta->mesh_fingerprint));
+  p->meta->has_mesh_fingerprint = 1;
+  return PM_OK;
+}
+
 int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
                   double *u, pm_run_result_t *res) {
-  run_t r = {part, prob, opt, pc, 0, NULL, "", NULL, NULL, NULL, NULL};
+  run_t r = {part, prob, opt, pc, 0, NULL, "", NULL, NULL, NULL, NULL, NULL};
   pm_h5_series_t *result = NULL; /* the mesh before the solve, u after */
   pm_cg_t *cg = NULL;
   pm_h5_attr_t attrs[MAX_ATTRS];
@@ -350,17 +404,19 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   /* The result's mesh is written now, while the mesh is in the caches (after the solve it is
    * not: the write's preparation took 2-3x longer there); a failure ends the run before it
    * solves. */
+  /* The matrix-free finest level has no elements: its result's mesh has them made for it. */
+  int late_mesh = opt->matrix_free && !part->local->has_mesh;
   if (opt->output) {
-    double t = MPI_Wtime();
-    pm_h5_options_t h5opt = h5_options(opt);
-    ierr = pm_h5_result_create(part->comm, part->local, part->meta, opt->output, r.xmf, &h5opt, &result);
-    res->t_output += MPI_Wtime() - t;
-    PM_TRY(pm_comm_agree(part->comm, ierr));
+    if (late_mesh) PM_TRY(make_elements(&r));
+    PM_TRY(result_create(&r, &result, res));
+    if (late_mesh) pm_local_release(part->local, PM_LOCAL_ELEMENTS); /* back to the level without them */
   }
   mark(res, PM_RUN_STAGE_MESH_OUTPUT); /* without a result, the peak the run started at (not the assembly's) */
   /* The elements' place was for the result's mesh and is for an initial state's file check. */
   int release = opt->release_elements && !pm_value_is_set(opt->exact);
   if (release && !opt->initial.file) pm_local_release(part->local, PM_LOCAL_ELEM_PLACE);
+  /* The matrix-free level's mesh below needed the elements' place only to make the result's. */
+  if (release && late_mesh) pm_local_release(part->below, PM_LOCAL_ELEM_PLACE);
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
   if (release) pm_local_release(part->local, PM_LOCAL_ELEMENTS);
@@ -395,6 +451,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   output_size(&r, res);
 cleanup:
   pm_mg_set_assembler(pc, NULL, NULL); /* its context is this call's */
+  pm_mg_set_fixed_rows(pc, NULL);
   pm_cg_destroy(&cg);
   if (result) pm_h5_series_close(&result, NULL, 0, 0); /* every rank (agreed): the earlier result stays */
   run_free(&r);
@@ -466,7 +523,7 @@ static int tstep_rhs(const run_t *r, tstep_t *ts, double t, double *u, double *r
  * pm_fem_assemble_transient), then CG on (M/dt + K) u^{n+1} = rhs from u^n. */
 int pm_run_transient(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
                      double *u, pm_run_result_t *res) {
-  run_t r = {part, prob, opt, pc, 1, NULL, "", NULL, NULL, NULL, NULL};
+  run_t r = {part, prob, opt, pc, 1, NULL, "", NULL, NULL, NULL, NULL, NULL};
   MPI_Comm comm = part->comm;
   int32_t n = part->local->n_internal;
   double *rhs = NULL, *q = NULL;

@@ -27,6 +27,11 @@ typedef struct pm_mg {
   pm_mg_assemble_t assemble;     /* the rediscretisation, NULL: Galerkin products */
   void *assemble_ctx;
   int rediscretized; /* what the set-up did */
+  /* A shell (matrix-free) finest operator: its Dirichlet rows (the caller's, pm_mg_set_fixed_rows),
+   * and level 0's stand-in matrix (sizes and diagonal, no entries) and halo. */
+  const char *fixed;
+  pm_csr_t *shell_a;
+  pm_halo_t *shell_halo;
 } pm_mg_t;
 
 /* Level l's mesh (l < nmesh - 1) and the parents of level l + 1 in it, when owned.  Not
@@ -54,6 +59,8 @@ static void mg_destroy(void *ctx) {
   if (!g) return;
   release_levels(g);
   pm_amg_hier_destroy(g->h);
+  pm_csr_destroy(&g->shell_a);
+  pm_halo_destroy(&g->shell_halo);
   free(g->meshes);
   free(g->parents);
   free(g->own_mesh);
@@ -164,15 +171,15 @@ static int coupled(const pm_csr_t *a, int32_t i) {
  * so each owned coarse node is the single parent of an owned fine node, and is an unknown when
  * that node's row is coupled (keep[r], computed here with node2row).  Collective: a coarse
  * node that is no fine vertex is agreed on as an error. */
-static int mark_unknowns(MPI_Comm comm, int rank, const pm_csr_t *a, int32_t nfo, const pm_local_t *cm,
-                         const pm_refine_parents_t *par, const int32_t *row2node, int32_t *node2row, int8_t *keep,
-                         int8_t *cfree) {
+static int mark_unknowns(MPI_Comm comm, int rank, const pm_csr_t *a, const char *fixed, int32_t nfo,
+                         const pm_local_t *cm, const pm_refine_parents_t *par, const int32_t *row2node,
+                         int32_t *node2row, int8_t *keep, int8_t *cfree) {
   int32_t n = a->n, nco = cm->n_internal, bad = -1;
   int ierr = PM_OK;
   for (int32_t v = 0; v < nfo; v++) node2row[v] = -1;
   for (int32_t r = 0; r < n; r++) {
     node2row[row2node ? row2node[r] : r] = r;
-    keep[r] = (int8_t)coupled(a, r);
+    keep[r] = (int8_t)(fixed ? !fixed[r] : coupled(a, r)); /* a shell level: its Dirichlet rows */
   }
   for (int32_t c = 0; c < nco; c++) cfree[c] = -1;
   for (int32_t v = 0; v < nfo; v++) {
@@ -267,7 +274,8 @@ static int geo_coarsen(pm_mg_t *g, int l, const pm_local_t *fm, const pm_local_t
   if (!ierr) ierr = PM_CALLOC(p, 1, "geometric prolongator");
   if (!ierr) ierr = PM_MALLOC(p->ptr, (size_t)n + 1, "geometric prolongator");
   PM_TRY(pm_comm_agree(h->comm, ierr));
-  PM_TRY(mark_unknowns(h->comm, rank, a, nfo, cm, par, row2node, node2row, keep, cfree));
+  PM_TRY(mark_unknowns(h->comm, rank, a, l == 0 && lv->op ? g->fixed : NULL, nfo, cm, par, row2node, node2row, keep,
+                       cfree));
   PM_TRY(number_unknowns(h->comm, P, rank, cm, cfree, crange, cid, *crow2node, stop));
   if (*stop) goto cleanup;
   p->n = n;
@@ -324,15 +332,59 @@ cleanup:
   return ierr;
 }
 
+/* Level 0 on a shell operator: a stand-in matrix with its sizes and diagonal and no entries (the
+ * products are the operator's), the finest mesh's halo for its layout.  Errors agreed. */
+static int shell_level(pm_mg_t *g, pm_op_t *op, const pm_local_t *fine) {
+  MPI_Comm comm = pm_op_comm(op);
+  int32_t n = pm_op_n(op);
+  int ierr = PM_OK;
+  if (!pm_op_has_diagonal(op) || !g->fixed || g->nmesh < 2)
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "geometric multigrid on the shell operator '%s' needs its diagonal, its Dirichlet rows "
+                        "(pm_mg_set_fixed_rows) and at least one refinement level",
+                        pm_op_name(op));
+  else if (n != fine->n_internal || pm_op_n_total(op) != fine->n_total)
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "geometric multigrid: the shell operator '%s' has %d rows, %d columns; the finest mesh %d "
+                        "internal, %d internal + external nodes",
+                        pm_op_name(op), (int)n, (int)pm_op_n_total(op), (int)fine->n_internal, (int)fine->n_total);
+  PM_CALL(pm_comm_agree(comm, ierr));
+  pm_csr_t *a = NULL;
+  ierr = PM_CALLOC(a, 1, "matrix-free level");
+  if (!ierr) {
+    g->shell_a = a;
+    a->n = n;
+    a->ncol = fine->n_total;
+    ierr = PM_MALLOC(a->d, (size_t)n + 1, "matrix-free level's diagonal");
+  }
+  if (!ierr) ierr = PM_CALLOC(a->index, (size_t)n + 1, "matrix-free level");
+  if (!ierr) ierr = pm_op_diagonal(op, a->d);
+  if (!ierr) ierr = pm_halo_create(comm, fine, pm_exchange_default(), &g->shell_halo);
+  return pm_comm_agree(comm, ierr);
+}
+
+/* Level 0's product buffers for a shell operator: y [n] and, for a single-precision cycle, x
+ * [ncol] in double.  Errors agreed. */
+static int shell_buffers(pm_amg_hier_t *h, pm_op_t *op) {
+  pm_amg_level_t *lv = &h->lev[0];
+  lv->op = op;
+  int ierr = PM_MALLOC(lv->opy, (size_t)lv->a->n + 1, "matrix-free level's product");
+  if (!ierr && h->opt.precision != PM_AMG_DOUBLE)
+    ierr = PM_MALLOC(lv->opx, (size_t)lv->a->ncol + 1, "matrix-free level's product");
+  return pm_comm_agree(h->comm, ierr);
+}
+
 static int mg_setup(void *ctx, pm_op_t *op) {
   pm_mg_t *g = ctx;
   pm_amg_hier_t *h = g->h;
   int ierr = PM_OK, K = g->nmesh - 1, geo = 0;
   int32_t *row2node = NULL, *next = NULL;
   const pm_local_t *fine = g->meshes[K];
-  PM_CALL(pm_amg_need_matrix(op, "geometric multigrid"));
-  const pm_csr_t *a = pm_op_csr(op);
-  pm_halo_t *halo = pm_op_halo(op);
+  int shell = pm_op_csr(op) == NULL;
+  if (shell) PM_CALL(shell_level(g, op, fine));
+  if (!shell) PM_CALL(pm_amg_need_matrix(op, "geometric multigrid"));
+  const pm_csr_t *a = shell ? g->shell_a : pm_op_csr(op);
+  pm_halo_t *halo = shell ? g->shell_halo : pm_op_halo(op);
   if (a->n != fine->n_internal || a->ncol != fine->n_total)
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
                         "geometric multigrid: rank %d: the operator (%d rows, %d columns) is not one of the finest "
@@ -340,7 +392,15 @@ static int mg_setup(void *ctx, pm_op_t *op) {
                         (int)fine->rank, (int)a->n, (int)a->ncol, (int)fine->n_internal, (int)fine->n_total);
   PM_CALL(pm_comm_agree(pm_halo_comm(halo), ierr));
   g->rediscretized = g->coarse == PM_MG_COARSE_REDISCRETIZE && g->assemble != NULL;
+  if (shell && !g->rediscretized)
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "geometric multigrid on the shell operator '%s': its coarser operators must be rediscretised "
+                        "(an assembler, pm_mg_set_assembler; --mg-coarse rediscretize): Galerkin products need the "
+                        "finest operator's entries",
+                        pm_op_name(op));
+  PM_CALL(pm_comm_agree(pm_op_comm(op), ierr));
   PM_CALL(pm_amg_setup_begin(h, a, halo));
+  if (shell) PM_CALL(shell_buffers(h, op));
   for (int l = 0; l < K; l++) {
     int m = K - l, stop = 0;
     PM_TRY(pm_amg_level_stats(h, l));
@@ -358,6 +418,13 @@ static int mg_setup(void *ctx, pm_op_t *op) {
   }
   h->info.geometric = geo;
   PM_TRY(pm_amg_setup_finish(h, geo));
+  if (shell) { /* the smoother has its inverse; the shell level's products never read it */
+    free(g->shell_a->d);
+    free(g->shell_a->index); /* no entries: read by the set-up's statistics only */
+    g->shell_a->d = NULL;
+    g->shell_a->index = NULL;
+    h->lev[0].vd = NULL;
+  }
 cleanup:
   /* Built or failed, the levels are not needed again: a failed set-up is not retried. */
   release_levels(g);
@@ -473,6 +540,11 @@ int pm_mg_create_owning(int nlevels, pm_local_t **meshes, pm_refine_parents_t **
                 parents, coarse_opt, pc);
 }
 
+void pm_mg_lend_mesh(pm_pc_t *pc, int l) {
+  pm_mg_t *g = pc ? pm_pc_context(pc) : NULL;
+  if (g && g->owns && l >= 0 && l + 1 < g->nmesh) g->own_mesh[l] = NULL;
+}
+
 static int get_mg(pm_pc_t *pc, const char *who, pm_mg_t **g) {
   PM_CHECK(pc && !strcmp(pm_pc_name(pc), "mg"), PM_ERR_ARG, "%s: not a geometric multigrid preconditioner", who);
   *g = pm_pc_context(pc);
@@ -494,6 +566,14 @@ int pm_mg_set_assembler(pm_pc_t *pc, pm_mg_assemble_t assemble, void *ctx) {
   PM_CALL(get_mg(pc, "pm_mg_set_assembler", &g));
   g->assemble = assemble;
   g->assemble_ctx = ctx;
+  return PM_OK;
+}
+
+int pm_mg_set_fixed_rows(pm_pc_t *pc, const char *fixed) {
+  pm_mg_t *g = NULL;
+  if (!pc || strcmp(pm_pc_name(pc), "mg") != 0) return PM_OK; /* nothing to do for the others */
+  PM_CALL(get_mg(pc, "pm_mg_set_fixed_rows", &g));
+  g->fixed = fixed;
   return PM_OK;
 }
 

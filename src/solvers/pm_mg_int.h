@@ -12,4 +12,9 @@
 int pm_mg_create_owning(int nlevels, pm_local_t **meshes, pm_refine_parents_t **parents,
                         const pm_amg_options_t *coarse_opt, pm_pc_t **pc);
 
+/** After pm_mg_create_owning: mesh l goes back to the caller (borrowed again: the set-up reads
+ *  it, never frees it; the caller keeps it valid until the set-up returns and frees it).  The
+ *  matrix-free finest level keeps the mesh below it.  Not collective. */
+void pm_mg_lend_mesh(pm_pc_t *pc, int l);
+
 #endif

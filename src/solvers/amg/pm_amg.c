@@ -117,6 +117,8 @@ static void level_free(pm_amg_level_t *lv) {
   free(lv->r);
   free(lv->q);
   free(lv->w);
+  free(lv->opx);
+  free(lv->opy);
   memset(lv, 0, sizeof *lv);
   lv->sub = MPI_COMM_NULL;
 }
@@ -268,7 +270,7 @@ int pm_amg_level_lmax(pm_amg_hier_t *h, pm_amg_level_t *lv) {
   (void)h;
   ierr = PM_MALLOC(work, 4 * ((size_t)lv->a->ncol + 1), "eigenvalue estimate");
   PM_TRY(pm_comm_agree(lv->dm->comm, ierr));
-  ierr = pm_amg_lmax(lv->a, lv->halo, lv->dm->gid, LANCZOS_STEPS, work, &lv->lmax);
+  ierr = pm_amg_lmax(lv->a, lv->halo, lv->op, lv->dm->gid, LANCZOS_STEPS, work, &lv->lmax);
   PM_TRY(pm_comm_agree(lv->dm->comm, ierr));
 cleanup:
   free(work);

@@ -177,9 +177,10 @@ static double hash01(int64_t g) {
 
 enum { LANCZOS_MAX = 32 };
 
-int pm_amg_lmax(const pm_csr_t *a, pm_halo_t *halo, const int64_t *gid, int steps, double *work, double *lmax) {
+int pm_amg_lmax(const pm_csr_t *a, pm_halo_t *halo, pm_op_t *op, const int64_t *gid, int steps, double *work,
+                double *lmax) {
   int32_t n = a->n, np = a->ncol;
-  MPI_Comm comm = pm_halo_comm(halo);
+  MPI_Comm comm = op ? pm_op_comm(op) : pm_halo_comm(halo);
   double *r = work, *z = work + np, *p = work + 2 * (size_t)np, *q = work + 3 * (size_t)np;
   double alpha[LANCZOS_MAX], beta[LANCZOS_MAX], td[LANCZOS_MAX], te[LANCZOS_MAX];
   if (steps > LANCZOS_MAX) steps = LANCZOS_MAX;
@@ -195,7 +196,13 @@ int pm_amg_lmax(const pm_csr_t *a, pm_halo_t *halo, const int64_t *gid, int step
   int m = 0;
   while (m < steps && rz > 0) {
     double pq;
-    PM_CALL(pm_csr_spmv(a, halo, p, q, &pq, NULL));
+    if (op) { /* a shell operator (the matrix-free finest level): its product, then p.q */
+      PM_CALL(pm_op_apply(op, p, q));
+      pq = 0;
+      for (int32_t i = 0; i < n; i++) pq += p[i] * q[i];
+    } else {
+      PM_CALL(pm_csr_spmv(a, halo, p, q, &pq, NULL));
+    }
     PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &pq, 1, MPI_DOUBLE, MPI_SUM, comm));
     if (!(pq > 0) || !isfinite(pq)) break;
     alpha[m] = rz / pq;

@@ -14,6 +14,7 @@
 
 #include "pmesh/pm_csr.h"
 #include "pmesh/pm_halo.h"
+#include "pmesh/pm_op.h"
 
 /** The prolongator of one level: rows are the fine level's owned rows, columns coarse rows.
  *  gcol holds the coarse global ids while the coarse level is built; col its local ids after. */
@@ -45,6 +46,7 @@ int pm_amg_prolongator(const pm_csr_t *a, const int64_t *cagg, double omega, pm_
  *  steps of CG with the preconditioner D on a pseudo-random right-hand side (a function of the
  *  rows' global ids gid[N]), whose Lanczos tridiagonal matrix gives the estimate.  x and work
  *  are scratch of 4 NP entries.  Collective. */
-int pm_amg_lmax(const pm_csr_t *a, pm_halo_t *halo, const int64_t *gid, int steps, double *work, double *lmax);
+int pm_amg_lmax(const pm_csr_t *a, pm_halo_t *halo, pm_op_t *op, const int64_t *gid, int steps, double *work,
+                double *lmax);
 
 #endif

@@ -26,7 +26,11 @@ typedef struct pm_amg_pt {
 typedef struct pm_amg_level {
   int idle;          /* this rank holds no part of the level */
   MPI_Comm sub;      /* owned: the communicator the level was agglomerated onto, else MPI_COMM_NULL */
-  const pm_csr_t *a; /* the operator: the caller's on level 0, own (`own`) below */
+  const pm_csr_t *a; /* the operator: the caller's on level 0, own (`own`) below; with `op`, only
+                      * its sizes and diagonal (no entries) */
+  pm_op_t *op;       /* level 0 of a geometric multigrid on a shell (matrix-free) operator: the
+                      * products are its, in double (opx, opy), else NULL */
+  double *opx, *opy; /* [ncol], [n]: the product's vectors in a single-precision cycle (opx) */
   pm_csr_t *own;
   pm_halo_t *halo; /* the caller's on level 0, dm->halo below */
   pm_dmat_t *dm;   /* layout and tables (level 0: tables only) */

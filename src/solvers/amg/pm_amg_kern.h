@@ -19,9 +19,34 @@ static void F(sweep)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pa
   F(rows)(lv, kind, ps, i0, i1);
 }
 
+/* The sweep of a level whose operator is a shell: its product y = A v in double first, then the
+ * same updates as the fused rows. */
+static int F(shell_pass)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pass_t *ps) {
+  int32_t n = lv->a->n;
+  const T *v = ps->v, *b = ps->b, *dinv = lv->dinv;
+  T *r = ps->r, *w = ps->w, *wn = ps->wn, *x = ps->x, al = (T)ps->al, be = (T)ps->be;
+  double *xv = lv->opx ? lv->opx : (double *)ps->v, *y = lv->opy;
+  if (lv->opx)
+    for (int32_t i = 0; i < n; i++) xv[i] = (double)v[i];
+  PM_CALL(pm_op_apply(lv->op, xv, y));
+  for (int32_t i = 0; i < n; i++) {
+    T ri = kind == PASS_START ? b[i] - (T)y[i] : r[i] - (T)y[i];
+    r[i] = ri;
+    if (kind == PASS_START) {
+      w[i] = be * dinv[i] * ri;
+      continue;
+    }
+    T wi = w[i];
+    if (kind == PASS_STEP) wn[i] = al * wi + be * dinv[i] * ri;
+    x[i] = ps->set ? wi : x[i] + wi;
+  }
+  return PM_OK;
+}
+
 /* A fused sweep over the owned rows, with v's externals refreshed by a halo update overlapped
  * with the interior rows. */
 static int F(pass)(const pm_amg_level_t *lv, pass_kind_t kind, const pm_amg_pass_t *ps) {
+  if (lv->op) return F(shell_pass)(lv, kind, ps);
   const pm_csr_t *a = lv->a;
   PM_CALL(pm_halo_update_begin(lv->halo, ps->v, MPI_T, 1));
   for (int32_t k = 0; k < a->n_runs_interior; k++) F(sweep)(lv, kind, ps, a->runs[2 * k], a->runs[2 * k + 1]);

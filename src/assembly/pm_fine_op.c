@@ -1,0 +1,410 @@
+/* pm_fine_op.c - the finest level's operator applied from the coarse elements' children formed
+ * in registers (pmesh/pm_fine_op.h): no fine element and no fine matrix is stored. */
+#include "pmesh/pm_fine_op.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_element.h"
+#include "pm_problem_int.h"
+#include "pmesh/pm_error.h"
+#include "pmesh/pm_fem.h"
+
+enum { TET = 4 }; /* the Gmsh code of the one cell supported */
+
+struct pm_fine {
+  const pm_local_t *c, *f;
+  const pm_refine_points_t *pt;
+  pm_halo_t *halo;
+  const pm_problem_t *prob;
+  double k_all;   /* every element's conductivity, when k is NULL */
+  double *k;      /* [coarse elements] each one's, when they differ */
+  char *fixed;    /* [NP] Dirichlet marks */
+  double *g;      /* [NP] Dirichlet values (0 elsewhere), until pm_fine_system */
+  int64_t n_fixed;
+  int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
+};
+
+/* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
+ * lack nodes this rank does not hold). */
+static inline int children_of(const pm_refine_points_t *pt, const pm_local_t *c, int32_t n, const pm_cell_t *t,
+                              int32_t e, int ch, int32_t v[4]) {
+  const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[pt->variant[e]][ch - t->n_fixed];
+  int mine = 0, missing = 0;
+  for (int j = 0; j < 4; j++) {
+    v[j] = pm_refine_point(pt, c, e, ref[j]);
+    missing |= v[j] < 0;
+    mine |= v[j] >= 0 && v[j] < n;
+  }
+  return mine && !missing;
+}
+
+static inline int child_nodes(const pm_fine_t *F, const pm_cell_t *t, int32_t e, int ch, int32_t v[4]) {
+  return children_of(F->pt, F->c, F->f->n_internal, t, e, ch, v);
+}
+
+static inline double k_of(const pm_fine_t *F, int32_t e) {
+  return F->k ? F->k[e] : F->k_all;
+}
+
+/* The children's matrices of coarse element e in K[8]: the four corner children are the parent
+ * halved about a vertex, so their matrix is half the parent's (pm_fine_create checked the
+ * table's corner children are so); the four inner ones from their refinement points.  The points
+ * are the means of the coarse vertices, as the refinement places them.  Local. */
+static int children_matrices(const pm_fine_t *F, const pm_cell_t *t, int32_t e, double K[8][4][4]) {
+  const pm_local_t *c = F->c;
+  const int32_t *cv = c->elem_node + c->elem_ptr[e];
+  double P[10][3];
+  const double *X[4];
+  for (int k = 0; k < 10; k++)
+    for (int d = 0; d < 3; d++)
+      P[k][d] = k < 4 ? c->xyz[3 * (int64_t)cv[k] + d]
+                      : 0.5 * (c->xyz[3 * (int64_t)cv[F->mid[k][0]] + d] + c->xyz[3 * (int64_t)cv[F->mid[k][1]] + d]);
+  for (int j = 0; j < 4; j++) X[j] = P[j];
+  int ierr = pm_element_tet_laplace(X, k_of(F, e), K[0]);
+  for (int ch = 1; !ierr && ch < t->n_fixed; ch++)
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++) K[ch][a][b] = 0.5 * K[0][a][b];
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++) K[0][a][b] *= 0.5;
+  for (int ch = t->n_fixed; !ierr && ch < t->n_children; ch++) {
+    const int8_t *ref = t->variant_child[F->pt->variant[e]][ch - t->n_fixed];
+    for (int j = 0; j < 4; j++) X[j] = P[ref[j]];
+    ierr = pm_element_tet_laplace(X, k_of(F, e), K[ch]);
+  }
+  if (ierr) {
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)c->elem_gid[e]);
+    pm_error_prefix(prefix);
+  }
+  return ierr;
+}
+
+/* Coarse element e's ten refinement points as fine nodes into pts; whether one of them is an
+ * internal node (else no child of e adds to a row of this rank). */
+static inline int element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]) {
+  int32_t n = F->f->n_internal;
+  int mine = 0;
+  for (int k = 0; k < 10; k++) {
+    pts[k] = pm_refine_point(F->pt, F->c, e, k);
+    mine |= pts[k] >= 0 && pts[k] < n;
+  }
+  return mine;
+}
+
+/* Child ch of an element with points pts (element_points) as fine nodes v; 0 when it touches
+ * no internal node (then some of its nodes may be missing). */
+static inline int child_of_points(const pm_fine_t *F, const pm_cell_t *t, int variant, int ch, const int32_t pts[10],
+                                  int32_t v[4]) {
+  const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[variant][ch - t->n_fixed];
+  int32_t n = F->f->n_internal;
+  int mine = 0, missing = 0;
+  for (int j = 0; j < 4; j++) {
+    v[j] = pts[ref[j]];
+    missing |= v[j] < 0;
+    mine |= v[j] >= 0 && v[j] < n;
+  }
+  return mine && !missing;
+}
+
+/* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
+ * columns), y[N] zeroed first; x's externals must be current.  Local. */
+static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
+  const pm_local_t *c = F->c;
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  int32_t n = F->f->n_internal;
+  const char *fx = F->fixed;
+  memset(y, 0, (size_t)n * sizeof *y);
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    int32_t pts[10];
+    if (!element_points(F, e, pts)) continue;
+    double K[8][4][4];
+    PM_CALL(children_matrices(F, t, e, K));
+    for (int ch = 0; ch < t->n_children; ch++) {
+      int32_t v[4];
+      if (!child_of_points(F, t, F->pt->variant[e], ch, pts, v)) continue;
+      double xv[4];
+      for (int b = 0; b < 4; b++) xv[b] = raw || !fx[v[b]] ? x[v[b]] : 0.0;
+      for (int a = 0; a < 4; a++)
+        if (v[a] < n && (raw || !fx[v[a]]))
+          y[v[a]] += K[ch][a][0] * xv[0] + K[ch][a][1] * xv[1] + K[ch][a][2] * xv[2] + K[ch][a][3] * xv[3];
+    }
+  }
+  if (!raw)
+    for (int32_t i = 0; i < n; i++)
+      if (fx[i]) y[i] = x[i];
+  return PM_OK;
+}
+
+static int diagonal(const pm_fine_t *F, double *d);
+
+static int op_apply(void *ctx, double *x, double *y) {
+  pm_fine_t *F = ctx;
+  PM_CALL(pm_halo_update(F->halo, x, MPI_DOUBLE, 1));
+  return product(F, x, y, 0);
+}
+
+static int op_diagonal(void *ctx, double *d) {
+  return diagonal(ctx, d);
+}
+
+/* The diagonal into d [N]: the children's diagonal entries, 1 on Dirichlet rows (computed when
+ * asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
+static int diagonal(const pm_fine_t *F, double *d) {
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  int32_t n = F->f->n_internal;
+  memset(d, 0, (size_t)n * sizeof *d);
+  for (int32_t e = 0; e < F->c->n_elems; e++) {
+    int32_t pts[10];
+    if (!element_points(F, e, pts)) continue;
+    double K[8][4][4];
+    PM_CALL(children_matrices(F, t, e, K));
+    for (int ch = 0; ch < t->n_children; ch++) {
+      int32_t v[4];
+      if (!child_of_points(F, t, F->pt->variant[e], ch, pts, v)) continue;
+      for (int a = 0; a < 4; a++)
+        if (v[a] < n) d[v[a]] += K[ch][a][a];
+    }
+  }
+  for (int32_t i = 0; i < n; i++)
+    if (F->fixed[i]) d[i] = 1.0;
+  return PM_OK;
+}
+
+/* The diagonal is positive on the free rows (the conductivities are).  Local. */
+static int check_diagonal(const pm_fine_t *F) {
+  int32_t n = F->f->n_internal;
+  double *d = NULL;
+  int ierr = PM_MALLOC(d, (int64_t)n + 1, "diagonal");
+  if (!ierr) ierr = diagonal(F, d);
+  for (int32_t i = 0; !ierr && i < n; i++)
+    if (!(d[i] > 0))
+      ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                          "node %lld: diagonal %g is not positive (is the conductivity positive?)",
+                          (long long)F->f->gid[i], d[i]);
+  free(d);
+  return ierr;
+}
+
+/* The groups' values of `list` on every coarse element (later entries win; an entry without a
+ * group covers all): idx[e] = entry, -1 for none.  Every group named must exist. */
+static int entry_of_element(const pm_local_t *c, const pm_problem_list_t *list, const char *what, int32_t *idx) {
+  for (int32_t e = 0; e < c->n_elems; e++) idx[e] = -1;
+  for (int i = 0; i < list->n; i++) {
+    const char *gname = list->e[i].group;
+    if (!gname) {
+      for (int32_t e = 0; e < c->n_elems; e++) idx[e] = i;
+      continue;
+    }
+    int g = pm_local_find_group(c, gname);
+    PM_CHECK(g >= 0, PM_ERR_ARG, "the %s on '%s': no group of that name", what, gname);
+    for (int32_t k = 0; k < c->groups[g].n_elems; k++) idx[c->groups[g].elems[k]] = i;
+  }
+  return PM_OK;
+}
+
+/* Each coarse element's conductivity: constants only (a child's matrix is then the P1 one with
+ * one factor, and the product needs no expression). */
+static int conductivities(pm_fine_t *F, int32_t *idx) {
+  const pm_problem_list_t *cond = &F->prob->conductivity;
+  const pm_local_t *c = F->c;
+  int ierr = PM_OK, uniform = cond->n == 0 || !cond->e[cond->n - 1].group;
+  double *val = NULL;
+  pm_expr_t *ex = NULL;
+  F->k_all = 1.0; /* pm_problem's default */
+  PM_TRY(PM_MALLOC(val, cond->n + 1, "conductivities"));
+  for (int i = 0; i < cond->n; i++) {
+    PM_TRY(pm_expr_create_value(cond->e[i].value, &ex));
+    PM_TRY_CHECK(pm_expr_is_const(ex), PM_ERR_UNSUPPORTED,
+                 "--fine-operator matrix-free: the conductivity '%s'%s%s depends on x, y or z (or is a callback): the "
+                 "matrix-free operator takes constant conductivities per volume group; use --fine-operator "
+                 "assembled",
+                 pm_value_text(cond->e[i].value), cond->e[i].group ? " on " : "",
+                 cond->e[i].group ? cond->e[i].group : "");
+    val[i] = pm_expr_eval(ex, 0, 0, 0);
+    pm_expr_destroy(&ex);
+  }
+  if (uniform) {
+    if (cond->n) F->k_all = val[cond->n - 1];
+    goto cleanup;
+  }
+  PM_TRY(entry_of_element(c, cond, "conductivity", idx));
+  PM_TRY(PM_MALLOC(F->k, (int64_t)c->n_elems + 1, "conductivities"));
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    PM_TRY_CHECK(idx[e] >= 0, PM_ERR_ARG, "element %lld has no conductivity", (long long)c->elem_gid[e]);
+    F->k[e] = val[idx[e]];
+  }
+cleanup:
+  pm_expr_destroy(&ex);
+  free(val);
+  return ierr;
+}
+
+/* What the matrix-free operator does not do, refused by name. */
+static int supported(const pm_fine_t *F) {
+  const pm_problem_t *pr = F->prob;
+  const char *opt = "--fine-operator matrix-free";
+  PM_CHECK(pr->scheme == PM_SCHEME_FEM, PM_ERR_UNSUPPORTED, "%s: only the FEM scheme (not %s); use --fine-operator assembled",
+           opt, pm_scheme_name(pr->scheme));
+  PM_CHECK(pr->neumann.n == 0 && pr->robin_h.n == 0, PM_ERR_UNSUPPORTED,
+           "%s: %s conditions are not supported (only Dirichlet ones); use --fine-operator assembled", opt,
+           pr->neumann.n ? "Neumann" : "Robin");
+  PM_CHECK(F->c->has_mesh && F->pt && F->pt->n_elems == F->c->n_elems && F->pt->n_coarse == F->c->n_total, PM_ERR_ARG,
+           "%s: the level below the finest has no elements or no refinement points", opt);
+  for (int32_t e = 0; e < F->c->n_elems; e++)
+    PM_CHECK(F->c->elem_type[e] == TET, PM_ERR_UNSUPPORTED,
+             "%s: element %lld is a %s: only tetrahedral meshes are supported; use --fine-operator assembled", opt,
+             (long long)F->c->elem_gid[e], pm_cell_gmsh(F->c->elem_type[e]) ? pm_cell_gmsh(F->c->elem_type[e])->name : "?");
+  return PM_OK;
+}
+
+/* The table's tetrahedron as children_matrices and pm_element_tet_laplace read it: refinement
+ * points the means of two vertices, corner child ch the parent halved about vertex ch (its
+ * vertex j the mean of ch and j), four quadrature weights of 1/24. */
+static int tet_template(pm_fine_t *F) {
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4 && t->n_qp == 4; /* pm_element_tet_laplace's */
+  for (int q = 0; ok && q < 4; q++) ok = t->qw[q] == 1.0 / 24;
+  for (int k = 0; ok && k < 10; k++) {
+    int8_t p[PM_CELL_MAX_VERTS];
+    int np = pm_cell_refined_parents(t, k, p);
+    ok = np == 1 || np == 2;
+    F->mid[k][0] = p[0];
+    F->mid[k][1] = np == 2 ? p[1] : p[0];
+  }
+  for (int ch = 0; ok && ch < t->n_fixed; ch++)
+    for (int j = 0; ok && j < 4; j++) {
+      int k = t->child[ch][j], a = F->mid[k][0], b = F->mid[k][1];
+      ok = (a == ch && b == j) || (a == j && b == ch);
+    }
+  PM_CHECK(ok, PM_ERR_INCONSISTENT, "the cell table's tetrahedron template is not the one pm_fine_op.c expects");
+  return PM_OK;
+}
+
+void pm_fine_destroy(pm_fine_t **f) {
+  if (!f || !*f) return;
+  free((*f)->k);
+  free((*f)->fixed);
+  free((*f)->g);
+  free(*f);
+  *f = NULL;
+}
+
+int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_refine_points_t *points, pm_halo_t *halo,
+                   const pm_problem_t *prob, pm_fine_t **f) {
+  pm_fine_t *F = NULL;
+  int32_t *idx = NULL;
+  int ierr = PM_OK;
+  *f = NULL;
+  PM_CHECK(coarse && fine && halo && prob, PM_ERR_ARG, "pm_fine_create: NULL argument");
+  PM_TRY(PM_CALLOC(F, 1, "matrix-free operator"));
+  *F = (pm_fine_t){coarse, fine, points, halo, prob, 1.0, NULL, NULL, NULL, 0, {{0}}};
+  PM_TRY(supported(F));
+  PM_TRY(tet_template(F));
+  int32_t n = fine->n_internal, np = fine->n_total;
+  PM_TRY(PM_MALLOC(idx, (int64_t)coarse->n_elems + 1, "conductivities"));
+  PM_TRY(conductivities(F, idx));
+  PM_TRY(PM_MALLOC(F->fixed, (int64_t)np + 1, "Dirichlet marks"));
+  PM_TRY(PM_CALLOC(F->g, (int64_t)np + 1, "Dirichlet values"));
+  PM_TRY(pm_fem_dirichlet(fine, prob, 0.0, F->fixed, F->g));
+  for (int32_t i = 0; i < n; i++) F->n_fixed += F->fixed[i] != 0;
+  PM_TRY(check_diagonal(F));
+  *f = F;
+  F = NULL;
+cleanup:
+  free(idx);
+  pm_fine_destroy(&F);
+  return ierr;
+}
+
+/* The source loads of the children into b [N] (zeroed first).  Local. */
+static int loads(const pm_fine_t *F, double *b) {
+  const pm_problem_list_t *src = &F->prob->source;
+  const pm_local_t *c = F->c;
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  int32_t n = F->f->n_internal, *idx = NULL;
+  pm_expr_t **fx = NULL, *kc = NULL;
+  int ierr = PM_OK;
+  memset(b, 0, (size_t)n * sizeof *b);
+  if (src->n == 0) return PM_OK; /* the default source is 0 */
+  PM_TRY(PM_CALLOC(fx, src->n, "sources"));
+  for (int i = 0; i < src->n; i++) PM_TRY(pm_expr_create_value(src->e[i].value, &fx[i]));
+  PM_TRY(pm_expr_create("1", &kc)); /* the load does not depend on k */
+  PM_TRY(PM_MALLOC(idx, (int64_t)c->n_elems + 1, "sources"));
+  PM_TRY(entry_of_element(c, src, "source", idx));
+  for (int32_t e = 0; e < c->n_elems; e++)
+    for (int ch = 0; ch < t->n_children; ch++) {
+      int32_t v[4];
+      double K[PM_ELEMENT_NV][PM_ELEMENT_NV], Fe[PM_ELEMENT_NV];
+      const double *X[PM_CELL_MAX_VERTS];
+      if (!child_nodes(F, t, e, ch, v)) continue;
+      PM_TRY_CHECK(idx[e] >= 0, PM_ERR_ARG, "element %lld has no source", (long long)c->elem_gid[e]);
+      for (int j = 0; j < 4; j++) X[j] = F->f->xyz + 3 * (int64_t)v[j];
+      ierr = pm_element_stiffness_at(t, X, kc, fx[idx[e]], 1.0, K, Fe);
+      if (ierr) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)c->elem_gid[e]);
+        pm_error_prefix(prefix);
+        goto cleanup;
+      }
+      for (int a = 0; a < 4; a++)
+        if (v[a] < n) b[v[a]] += Fe[a];
+    }
+cleanup:
+  for (int i = 0; fx && i < src->n; i++) pm_expr_destroy(&fx[i]);
+  free(fx);
+  pm_expr_destroy(&kc);
+  free(idx);
+  return ierr;
+}
+
+int pm_fine_system(pm_fine_t *F, double *b, double *u, int64_t *n_fixed) {
+  int32_t n = F->f->n_internal, np = F->f->n_total;
+  PM_CHECK(F->g, PM_ERR_ARG, "pm_fine_system: called twice (the Dirichlet values are given once)");
+  double *s = NULL;
+  int ierr = loads(F, b);
+  if (!ierr) ierr = PM_MALLOC(s, (int64_t)n + 1, "Dirichlet columns");
+  memcpy(u, F->g, (size_t)np * sizeof *u); /* current at the externals: pm_fem_dirichlet set them all */
+  if (!ierr) ierr = product(F, u, s, 1);
+  for (int32_t i = 0; !ierr && i < n; i++) b[i] = F->fixed[i] ? F->g[i] : b[i] - s[i];
+  free(s);
+  free(F->g); /* u holds them now */
+  F->g = NULL;
+  *n_fixed = F->n_fixed;
+  return ierr;
+}
+
+const char *pm_fine_fixed(const pm_fine_t *F) {
+  return F->fixed;
+}
+
+int pm_fine_op(pm_fine_t *F, pm_op_t **op) {
+  static const pm_op_shell_t shell = {"matrix-free", op_apply, op_diagonal, NULL};
+  return pm_op_create_shell(pm_halo_comm(F->halo), F->f->n_internal, F->f->n_total, &shell, F, op);
+}
+
+int pm_fine_node_weights(const pm_local_t *coarse, const pm_local_t *fine, const pm_refine_points_t *pt, double *w) {
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  int32_t n = fine->n_internal;
+  PM_CHECK(pt && pt->n_elems == coarse->n_elems, PM_ERR_ARG, "pm_fine_node_weights: no refinement points of the mesh");
+  for (int32_t e = 0; e < coarse->n_elems; e++)
+    PM_CHECK(coarse->elem_type[e] == TET, PM_ERR_UNSUPPORTED, "pm_fine_node_weights: element %lld is no tetrahedron",
+             (long long)coarse->elem_gid[e]);
+  memset(w, 0, (size_t)n * sizeof *w);
+  for (int32_t e = 0; e < coarse->n_elems; e++)
+    for (int ch = 0; ch < t->n_children; ch++) {
+      int32_t v[4];
+      const double *X[PM_CELL_MAX_VERTS];
+      pm_element_qp_t g;
+      if (!children_of(pt, coarse, n, t, e, ch, v)) continue;
+      for (int j = 0; j < 4; j++) X[j] = fine->xyz + 3 * (int64_t)v[j];
+      PM_CALL(pm_element_geometry(t, X, 0, &g));
+      double m = 0;
+      for (int q = 0; q < g.n_qp; q++) m += g.w[q];
+      for (int a = 0; a < 4; a++)
+        if (v[a] < n) w[v[a]] += m / 4;
+    }
+  return PM_OK;
+}
