@@ -1,13 +1,13 @@
-/* pm_h5.c - results and time series in one parallel HDF5 file (MPI-IO, collective transfers),
+/* pm_h5.c - results and time series in one parallel HDF5 file (MPI-IO, independent transfers),
  * described for ParaView by an XDMF file (pm_xdmf.c).  pm_h5_read.c reads them back for restarts.
  *
  * How a dataset is written: every entity (node, element) is an item with a global position.  A
  * redistribution plan (pm_redist) moves it from its owner to the rank whose block ("slab") of the
- * global order holds that position, and each rank writes its slab as contiguous hyperslabs,
- * collectively.  Both go in rounds of a few thousand rows through small buffers that stay in
- * cache, and one thread per node makes the file durable as it grows (wb_setup).  Element
- * connectivity goes per type: each rank counts the elements of each type in its slab of the
- * global element order, and an MPI_Exscan over those counts places its rows.
+ * global order holds that position, and each rank writes its slab as contiguous hyperslabs.
+ * Both go in rounds of a few thousand rows through small buffers that stay in cache, and one
+ * thread per node makes the file durable as it grows (wb_setup).  Element connectivity goes
+ * per type: each rank counts the elements of each type in its slab of the global element
+ * order, and an MPI_Exscan over those counts places its rows.
  *
  * A collective H5Dwrite waits for every rank at its entry and at its exit, and the file system
  * serialises the ranks' writes into one file, so no rank's exchange can hide behind another's
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/pm_util.h"
@@ -98,6 +99,11 @@ static void series_discard(pm_h5_series_t *s) {
   if (s->file >= 0) {
     int mine = pm_h5io_error_count() > s->h5_errors0, any = mine;
     pm_comm_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->comm);
+    if (any && !mine) {
+      /* The rank that failed says why as it ends the job: give it the time to. */
+      const struct timespec pause = {1, 0};
+      nanosleep(&pause, NULL);
+    }
     if (any)
       pm_comm_abort(s->comm, "HDF5 cannot close %s after a failed %s%s; ending the job (the previous %s is kept)",
                     s->h5tmp, mine ? "call" : "call on another rank", mine ? " on this rank" : "", s->h5path);
@@ -512,10 +518,16 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
 
   H5_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate (file access) for %s", h5path);
   H5_TRY(H5Pset_fapl_mpio(fapl, s->comm, MPI_INFO_NULL), "H5Pset_fapl_mpio for %s", h5path);
-  H5_TRY(H5Pset_coll_metadata_write(fapl, 1), "H5Pset_coll_metadata_write for %s", h5path);
+  /* No collective metadata writes: they share the cache's writes among the ranks, and which
+   * freed space is ever written then depends on the rank count, so a --reproducible file would
+   * differ in unused bytes (a 3 x 3 x 3 box at np 3). */
   H5_TRY(H5Pset_all_coll_metadata_ops(fapl, 1), "H5Pset_all_coll_metadata_ops for %s", h5path);
   H5_TRY(s->dxpl = H5Pcreate(H5P_DATASET_XFER), "H5Pcreate (transfer) for %s", h5path);
-  H5_TRY(H5Pset_dxpl_mpio(s->dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio for %s", h5path);
+  /* Independent transfers: every rank writes contiguous rows of its own slab, which needs no
+   * coordination, and a collective transfer synchronises the ranks twice per H5Dwrite (seconds
+   * per result on oversubscribed cores, where a waiting rank polls instead of yielding).
+   * Metadata operations stay collective (above). */
+  H5_TRY(H5Pset_dxpl_mpio(s->dxpl, H5FD_MPIO_INDEPENDENT), "H5Pset_dxpl_mpio for %s", h5path);
   H5_WATCH("HDF5 creating %s", s->h5tmp);
   t0 = pm_h5io_prof_now();
   s->file = H5Fcreate(s->h5tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);

@@ -1,6 +1,7 @@
 # solve --reproducible: the result file (solution and attributes), the residual history and so
 # the iteration count are bitwise the same for any rank count and partition method: FEM on
-# triangles, quadrangles, the mixed mesh and a 1D bar (Neumann flux included), the 5-point
+# triangles, quadrangles, the mixed mesh, a 1D bar (Neumann flux included) and a tiny box of
+# hexahedra (where HDF5's freed metadata space once depended on np), the 5-point
 # scheme on a grid, Jacobi and no preconditioning, and one transient run; every mesh type with
 # METIS and RCB, np = 1..8 over all of them (few per mesh, to keep the test short).  Every run
 # is compared with cmp against the np = 1 run; the np = 1 run is checked against a default
@@ -9,6 +10,7 @@
 "$MESHGEN" grid 13 11 1.2 1 -o quad.msh > /dev/null
 "$MESHGEN" grid 15 12 1.4 1.1 -o fd.msh > /dev/null
 "$MESHGEN" line 41 0.25 -o line.msh > /dev/null
+"$MESHGEN" box 3 3 3 -o box.msh > /dev/null
 runs=0
 # case NAME MESH HALO "SOLVE OPTIONS" METHOD:NP ...
 case_() {
@@ -44,6 +46,7 @@ case_ mixed "$PMESH_MESHES/mixed.msh" element "--source 2 --conductivity 1+x --d
 case_ bar line.msh element "--precond none --dirichlet xmin=0 --neumann xmax=2 --source 1+x" rcb:2 metis:7
 case_ fdm fd.msh edge "--scheme fdm5 --source 1+x*x" rcb:4 metis:5 rcb:8
 case_ fdm_none fd.msh edge "--scheme fdm5 --precond none --source 1" rcb:3 metis:6
+case_ hex box.msh element "--source 1 --dirichlet xmin=0" metis:3 rcb:5 metis:7
 case_ transient quad.msh element "--dt 0.01 --steps 3 --initial-value x*y --source 1" rcb:3
 echo "$runs reproducible runs compared"
 # A history file that cannot be written: a clear message and a failed run, every rank ending.
