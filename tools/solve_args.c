@@ -15,6 +15,7 @@
 
 #include "pm_tool.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 #include "solve.h"
@@ -184,11 +185,14 @@ static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta
     return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
                          nranks, meta->nparts);
   if (check_dim(t, p, meta)) return -1;
-  if (!pm_tool_seen(t, "--amg-threshold")) { /* the default depends on the dimension */
-    pm_amg_options_t ao;
+  /* The defaults depend on the dimension, and multigrid's on the dimension too. */
+  pm_amg_options_t ao;
+  if (p->precond == PRECOND_MG)
+    pm_mg_options_default_dim(&ao, meta->dim);
+  else
     pm_amg_options_default_dim(&ao, meta->dim);
-    p->amg_threshold = ao.threshold;
-  }
+  if (!pm_tool_seen(t, "--amg-threshold")) p->amg_threshold = ao.threshold;
+  if (!pm_tool_seen(t, "--amg-sweeps")) p->amg_sweeps = ao.sweeps;
   /* One part has no halo; with more, an element's nodes must all be in its rank's halo. */
   if (p->scheme == PM_SCHEME_FEM && meta->halo && !strcmp(meta->halo, "edge") && meta->dim > 1 && meta->nparts > 1 &&
       !p->exchange_test)

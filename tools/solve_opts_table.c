@@ -143,12 +143,13 @@ static void options_solver(params_t *p, pm_tool_opt_t *t) {
        "  --amg-*                the AMG options below need --precond amg or mg (with auto they\n"
        "                         select amg)\n"
        "  --amg-threshold X      AMG strength of connection, 0 <= X < 1 (default 0.08; 0.02 on 3D\n"
-       "                         meshes)\n",
+       "                         meshes, 0.05 with mg on 3D meshes)\n",
        0},
       {"--amg-smoother", X, NULL, 0, 0, NULL, opt_smoother,
        "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
       {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
-       "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2)\n", 0},
+       "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2;\n"
+       "                         3 with mg on 3D meshes)\n", 0},
       {"--amg-levels", I, &p->amg_levels, INT32_MIN, INT32_MAX, NULL, NULL,
        "  --amg-levels L         at most L levels (default 10)\n", 0},
       {"--amg-coarse", I, &p->amg_coarse, INT32_MIN, INT32_MAX, NULL, NULL,

@@ -528,6 +528,17 @@ static int create(int nlevels, const pm_local_t *const *meshes, const pm_refine_
   return PM_OK;
 }
 
+void pm_mg_options_default_dim(pm_amg_options_t *opt, int dim) {
+  pm_amg_options_default_dim(opt, dim);
+  /* In 3D the AMG below the refinement levels, with 2 steps and 0.02, is the V-cycle's weak
+   * part: a third step on every level and stronger coarse aggregates cost what the iterations
+   * they save cost. */
+  if (dim == 3) {
+    opt->sweeps = 3;
+    opt->threshold = 0.05;
+  }
+}
+
 int pm_pc_create_mg(int nlevels, const pm_local_t *const *meshes, const pm_refine_parents_t *const *parents,
                     const pm_amg_options_t *coarse_opt, pm_pc_t **pc) {
   return create(nlevels, meshes, parents, NULL, NULL, coarse_opt, pc);
