@@ -12,7 +12,11 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 
-enum { TET = 4 }; /* the Gmsh code of the one cell supported */
+enum { TET = 4 };          /* the Gmsh code of the one cell supported */
+enum { PATCH_EDGES = 32 }; /* at least the 25 edges of a refined tetrahedron's ten points */
+
+/* The parent's six edges (i < k) in the order of w. */
+static const int8_t PARENT_EDGE[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
 
 struct pm_fine {
   const pm_local_t *c, *f;
@@ -25,6 +29,15 @@ struct pm_fine {
   double *g;      /* [NP] Dirichlet values (0 elsewhere), until pm_fine_system */
   int64_t n_fixed;
   int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
+  /* The children's matrices in edge form, per variant: fine edge j of the ten points joins
+   * edge[v][j][0] and [1] with the weight sum_c coef[v][c][j] w_c, where w_c = -K_parent(i, k)
+   * is the parent's weight of its edge c = (i, k) (edge_tables). */
+  int n_edge[PM_CELL_MAX_VARIANTS];
+  int8_t edge[PM_CELL_MAX_VARIANTS][PATCH_EDGES][2];
+  double coef[PM_CELL_MAX_VARIANTS][6][PATCH_EDGES];
+  /* The same edges by point: point a's deg[v][a] neighbours nb[v][a][q] through edge ne[v][a][q]
+   * (a row of the patch: ten independent sums instead of one chain of updates). */
+  int8_t deg[PM_CELL_MAX_VARIANTS][10], nb[PM_CELL_MAX_VARIANTS][10][10], nbe[PM_CELL_MAX_VARIANTS][10][10];
 };
 
 /* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
@@ -109,27 +122,47 @@ static inline int child_of_points(const pm_fine_t *F, const pm_cell_t *t, int va
   return mine && !missing;
 }
 
+/* Element e's parent weights w (w_c = -K_parent(i, k) for its edge c = (i, k)): a P1 matrix has
+ * zero row sums, so the six determine it, and every child's matrix is a fixed linear map of it.
+ * Local. */
+static int parent_weights(const pm_fine_t *F, int32_t e, double w[6]) {
+  const pm_local_t *c = F->c;
+  const int32_t *cv = c->elem_node + c->elem_ptr[e];
+  const double *X[4];
+  for (int j = 0; j < 4; j++) X[j] = c->xyz + 3 * (int64_t)cv[j];
+  double K[4][4];
+  PM_CALL(pm_element_tet_laplace(X, k_of(F, e), K));
+  for (int j = 0; j < 6; j++) w[j] = -K[PARENT_EDGE[j][0]][PARENT_EDGE[j][1]];
+  return PM_OK;
+}
+
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
- * columns), y[N] zeroed first; x's externals must be current.  Local. */
+ * columns), y[N] zeroed first; x's externals must be current.  In edge form: per coarse element
+ * the fine edges' weights W_j (sum_c coef[c][j] w_c, a loop the compiler vectorises), then for
+ * each of its ten points y_a += sum over its edges W (x_a - x_b), with x zero on Dirichlet nodes
+ * (their columns eliminated).  A point this
+ * rank lacks (x taken as 0) is never on an edge with an internal node, whose row alone is
+ * added.  Local. */
 static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   const pm_local_t *c = F->c;
-  const pm_cell_t *t = pm_cell_gmsh(TET);
   int32_t n = F->f->n_internal;
   const char *fx = F->fixed;
   memset(y, 0, (size_t)n * sizeof *y);
   for (int32_t e = 0; e < c->n_elems; e++) {
     int32_t pts[10];
     if (!element_points(F, e, pts)) continue;
-    double K[8][4][4];
-    PM_CALL(children_matrices(F, t, e, K));
-    for (int ch = 0; ch < t->n_children; ch++) {
-      int32_t v[4];
-      if (!child_of_points(F, t, F->pt->variant[e], ch, pts, v)) continue;
-      double xv[4];
-      for (int b = 0; b < 4; b++) xv[b] = raw || !fx[v[b]] ? x[v[b]] : 0.0;
-      for (int a = 0; a < 4; a++)
-        if (v[a] < n && (raw || !fx[v[a]]))
-          y[v[a]] += K[ch][a][0] * xv[0] + K[ch][a][1] * xv[1] + K[ch][a][2] * xv[2] + K[ch][a][3] * xv[3];
+    double w[6], xv[10], W[PATCH_EDGES];
+    PM_CALL(parent_weights(F, e, w));
+    for (int k = 0; k < 10; k++) xv[k] = pts[k] >= 0 && (raw || !fx[pts[k]]) ? x[pts[k]] : 0.0;
+    const int v = F->pt->variant[e];
+    const double(*cf)[PATCH_EDGES] = F->coef[v];
+    for (int j = 0; j < PATCH_EDGES; j++)
+      W[j] = cf[0][j] * w[0] + cf[1][j] * w[1] + cf[2][j] * w[2] + cf[3][j] * w[3] + cf[4][j] * w[4] + cf[5][j] * w[5];
+    for (int a = 0; a < 10; a++) {
+      if (pts[a] < 0 || pts[a] >= n || (!raw && fx[pts[a]])) continue;
+      double sum = 0;
+      for (int q = 0; q < F->deg[v][a]; q++) sum += W[F->nbe[v][a][q]] * (xv[a] - xv[F->nb[v][a][q]]);
+      y[pts[a]] += sum;
     }
   }
   if (!raw)
@@ -283,6 +316,100 @@ static int tet_template(pm_fine_t *F) {
   return PM_OK;
 }
 
+/* The inverse of the 4 x 4 matrix A into R (Gauss-Jordan with partial pivoting); 0 if singular. */
+static int invert4(double A[4][4], double R[4][4]) {
+  double M[4][8];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 8; j++) M[i][j] = j < 4 ? A[i][j] : (j - 4 == i);
+  for (int col = 0; col < 4; col++) {
+    int piv = col;
+    for (int i = col + 1; i < 4; i++)
+      if (fabs(M[i][col]) > fabs(M[piv][col])) piv = i;
+    if (fabs(M[piv][col]) < 1e-12) return 0;
+    for (int j = 0; j < 8; j++) {
+      double t = M[col][j];
+      M[col][j] = M[piv][j];
+      M[piv][j] = t;
+    }
+    double s = 1.0 / M[col][col];
+    for (int j = 0; j < 8; j++) M[col][j] *= s;
+    for (int i = 0; i < 4; i++)
+      if (i != col) {
+        double f = M[i][col];
+        for (int j = 0; j < 8; j++) M[i][j] -= f * M[col][j];
+      }
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) R[i][j] = M[i][j + 4];
+  return 1;
+}
+
+/* The patch (the ten points' matrix) of variant v when the parent's matrix is the single edge
+ * c's, (e_i - e_k)(e_i - e_k)^T: the children's matrices C E C^T / 8, where a child's
+ * barycentric coordinates are C = B^-T times the parent's (B's rows: its vertices' barycentric
+ * coordinates in the parent) and its volume an eighth.  Local. */
+static int edge_patch(const pm_fine_t *F, const pm_cell_t *t, int v, int c, double P[10][10]) {
+  double E[4][4] = {{0}};
+  int i = PARENT_EDGE[c][0], k = PARENT_EDGE[c][1];
+  E[i][i] = E[k][k] = 1;
+  E[i][k] = E[k][i] = -1;
+  memset(P, 0, 100 * sizeof **P);
+  for (int ch = 0; ch < t->n_children; ch++) {
+    const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[v][ch - t->n_fixed];
+    double B[4][4] = {{0}}, Bi[4][4], CE[4][4];
+    for (int a = 0; a < 4; a++) {
+      B[a][F->mid[ref[a]][0]] += 0.5;
+      B[a][F->mid[ref[a]][1]] += 0.5;
+    }
+    PM_CHECK(invert4(B, Bi), PM_ERR_INCONSISTENT, "the tetrahedron's child %d (variant %d) is degenerate", ch, v);
+    /* C = Bi^T: C E C^T = Bi^T E Bi */
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++) {
+        CE[a][b] = 0;
+        for (int q = 0; q < 4; q++) CE[a][b] += Bi[q][a] * E[q][b];
+      }
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++) {
+        double s = 0;
+        for (int q = 0; q < 4; q++) s += CE[a][q] * Bi[q][b];
+        P[ref[a]][ref[b]] += s / 8;
+      }
+  }
+  return PM_OK;
+}
+
+/* The edge tables of every variant (pm_fine_t.edge, coef): the fine edges are the pairs of
+ * points some child joins.  Local. */
+static int edge_tables(pm_fine_t *F) {
+  const pm_cell_t *t = pm_cell_gmsh(TET);
+  for (int v = 0; v < t->n_variants; v++) {
+    double P[6][10][10];
+    for (int c = 0; c < 6; c++) PM_CALL(edge_patch(F, t, v, c, P[c]));
+    int ne = 0;
+    for (int a = 0; a < 10; a++)
+      for (int b = a + 1; b < 10; b++) {
+        int used = 0;
+        for (int c = 0; c < 6; c++) used |= fabs(P[c][a][b]) > 1e-12;
+        if (!used) continue;
+        PM_CHECK(ne < PATCH_EDGES, PM_ERR_INCONSISTENT, "a refined tetrahedron has more than %d edges", PATCH_EDGES);
+        F->edge[v][ne][0] = (int8_t)a;
+        F->edge[v][ne][1] = (int8_t)b;
+        for (int c = 0; c < 6; c++) F->coef[v][c][ne] = -P[c][a][b];
+        ne++;
+      }
+    F->n_edge[v] = ne;
+    memset(F->deg[v], 0, sizeof F->deg[v]);
+    for (int j = 0; j < ne; j++)
+      for (int end = 0; end < 2; end++) {
+        int a = F->edge[v][j][end], b = F->edge[v][j][1 - end];
+        PM_CHECK(F->deg[v][a] < 10, PM_ERR_INCONSISTENT, "a refined tetrahedron's point has more than 10 edges");
+        F->nb[v][a][F->deg[v][a]] = (int8_t)b;
+        F->nbe[v][a][F->deg[v][a]++] = (int8_t)j;
+      }
+  }
+  return PM_OK;
+}
+
 void pm_fine_destroy(pm_fine_t **f) {
   if (!f || !*f) return;
   free((*f)->k);
@@ -300,9 +427,15 @@ int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_re
   *f = NULL;
   PM_CHECK(coarse && fine && halo && prob, PM_ERR_ARG, "pm_fine_create: NULL argument");
   PM_TRY(PM_CALLOC(F, 1, "matrix-free operator"));
-  *F = (pm_fine_t){coarse, fine, points, halo, prob, 1.0, NULL, NULL, NULL, 0, {{0}}};
+  F->c = coarse;
+  F->f = fine;
+  F->pt = points;
+  F->halo = halo;
+  F->prob = prob;
+  F->k_all = 1.0;
   PM_TRY(supported(F));
   PM_TRY(tet_template(F));
+  PM_TRY(edge_tables(F));
   int32_t n = fine->n_internal, np = fine->n_total;
   PM_TRY(PM_MALLOC(idx, (int64_t)coarse->n_elems + 1, "conductivities"));
   PM_TRY(conductivities(F, idx));
