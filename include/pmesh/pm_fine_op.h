@@ -6,10 +6,11 @@
  * table's templates (pm_cell.h: child[], and the tetrahedron's variant_child[] of the diagonal
  * the refinement chose, pm_refine_points_t.variant); pm_refine_points_t names each coarse
  * element's refinement points as fine local nodes.  Every pass below walks the coarse elements
- * and forms the children and their element matrices in registers, from the fine nodes'
- * coordinates, with the assembly's own element kernel (pm_element.c): the product y = A x, its
- * diagonal, the load with the Dirichlet columns moved right, the node weights of the error
- * norms.  The Dirichlet rows are identity rows and their columns are eliminated, as
+ * and forms what it needs of the children in registers.  The product y = A x and its diagonal
+ * take the parent's matrix from the assembly's own element kernel (pm_element.c) and the 25
+ * fine edges' weights as fixed linear maps of the parent's six (made once from the template);
+ * the load with the Dirichlet columns moved right and the node weights of the error norms take
+ * the children's own coordinates.  The Dirichlet rows are identity rows and their columns are eliminated, as
  * pm_fem_assemble does, so the operator is pm_fem_assemble's matrix on the fine mesh; only the
  * order of the sums differs (products agree to rounding, not bit for bit).
  *

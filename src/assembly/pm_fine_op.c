@@ -29,14 +29,11 @@ struct pm_fine {
   double *g;      /* [NP] Dirichlet values (0 elsewhere), until pm_fine_system */
   int64_t n_fixed;
   int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
-  /* The children's matrices in edge form, per variant: fine edge j of the ten points joins
-   * edge[v][j][0] and [1] with the weight sum_c coef[v][c][j] w_c, where w_c = -K_parent(i, k)
-   * is the parent's weight of its edge c = (i, k) (edge_tables). */
-  int n_edge[PM_CELL_MAX_VARIANTS];
-  int8_t edge[PM_CELL_MAX_VARIANTS][PATCH_EDGES][2];
+  /* The children's matrices in edge form, per variant: fine edge j of the ten points has the
+   * weight sum_c coef[v][c][j] w_c, where w_c = -K_parent(i, k) is the parent's weight of its
+   * edge c = (i, k); point a's deg[v][a] edges lead to nb[v][a][q] through edge nbe[v][a][q]
+   * (edge_tables; a row of the patch: ten independent sums instead of one chain of updates). */
   double coef[PM_CELL_MAX_VARIANTS][6][PATCH_EDGES];
-  /* The same edges by point: point a's deg[v][a] neighbours nb[v][a][q] through edge ne[v][a][q]
-   * (a row of the patch: ten independent sums instead of one chain of updates). */
   int8_t deg[PM_CELL_MAX_VARIANTS][10], nb[PM_CELL_MAX_VARIANTS][10][10], nbe[PM_CELL_MAX_VARIANTS][10][10];
 };
 
@@ -62,39 +59,6 @@ static inline double k_of(const pm_fine_t *F, int32_t e) {
   return F->k ? F->k[e] : F->k_all;
 }
 
-/* The children's matrices of coarse element e in K[8]: the four corner children are the parent
- * halved about a vertex, so their matrix is half the parent's (pm_fine_create checked the
- * table's corner children are so); the four inner ones from their refinement points.  The points
- * are the means of the coarse vertices, as the refinement places them.  Local. */
-static int children_matrices(const pm_fine_t *F, const pm_cell_t *t, int32_t e, double K[8][4][4]) {
-  const pm_local_t *c = F->c;
-  const int32_t *cv = c->elem_node + c->elem_ptr[e];
-  double P[10][3];
-  const double *X[4];
-  for (int k = 0; k < 10; k++)
-    for (int d = 0; d < 3; d++)
-      P[k][d] = k < 4 ? c->xyz[3 * (int64_t)cv[k] + d]
-                      : 0.5 * (c->xyz[3 * (int64_t)cv[F->mid[k][0]] + d] + c->xyz[3 * (int64_t)cv[F->mid[k][1]] + d]);
-  for (int j = 0; j < 4; j++) X[j] = P[j];
-  int ierr = pm_element_tet_laplace(X, k_of(F, e), K[0]);
-  for (int ch = 1; !ierr && ch < t->n_fixed; ch++)
-    for (int a = 0; a < 4; a++)
-      for (int b = 0; b < 4; b++) K[ch][a][b] = 0.5 * K[0][a][b];
-  for (int a = 0; a < 4; a++)
-    for (int b = 0; b < 4; b++) K[0][a][b] *= 0.5;
-  for (int ch = t->n_fixed; !ierr && ch < t->n_children; ch++) {
-    const int8_t *ref = t->variant_child[F->pt->variant[e]][ch - t->n_fixed];
-    for (int j = 0; j < 4; j++) X[j] = P[ref[j]];
-    ierr = pm_element_tet_laplace(X, k_of(F, e), K[ch]);
-  }
-  if (ierr) {
-    char prefix[128];
-    snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)c->elem_gid[e]);
-    pm_error_prefix(prefix);
-  }
-  return ierr;
-}
-
 /* Coarse element e's ten refinement points as fine nodes into pts; whether one of them is an
  * internal node (else no child of e adds to a row of this rank). */
 static inline int element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]) {
@@ -107,40 +71,34 @@ static inline int element_points(const pm_fine_t *F, int32_t e, int32_t pts[10])
   return mine;
 }
 
-/* Child ch of an element with points pts (element_points) as fine nodes v; 0 when it touches
- * no internal node (then some of its nodes may be missing). */
-static inline int child_of_points(const pm_fine_t *F, const pm_cell_t *t, int variant, int ch, const int32_t pts[10],
-                                  int32_t v[4]) {
-  const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[variant][ch - t->n_fixed];
-  int32_t n = F->f->n_internal;
-  int mine = 0, missing = 0;
-  for (int j = 0; j < 4; j++) {
-    v[j] = pts[ref[j]];
-    missing |= v[j] < 0;
-    mine |= v[j] >= 0 && v[j] < n;
-  }
-  return mine && !missing;
-}
-
-/* Element e's parent weights w (w_c = -K_parent(i, k) for its edge c = (i, k)): a P1 matrix has
- * zero row sums, so the six determine it, and every child's matrix is a fixed linear map of it.
- * Local. */
-static int parent_weights(const pm_fine_t *F, int32_t e, double w[6]) {
+/* Coarse element e's fine edge weights W (of its variant's edges): the parent's P1 matrix from its
+ * coordinates, its six edge weights w_c = -K_parent(i, k) (a P1 matrix has zero row sums, so
+ * they determine it), and W = coef w (every child's matrix is a fixed linear map of the
+ * parent's; a loop the compiler vectorises).  Local. */
+static int edge_weights(const pm_fine_t *F, int32_t e, double W[PATCH_EDGES]) {
   const pm_local_t *c = F->c;
   const int32_t *cv = c->elem_node + c->elem_ptr[e];
   const double *X[4];
   for (int j = 0; j < 4; j++) X[j] = c->xyz + 3 * (int64_t)cv[j];
-  double K[4][4];
-  PM_CALL(pm_element_tet_laplace(X, k_of(F, e), K));
+  double K[4][4], w[6];
+  int ierr = pm_element_tet_laplace(X, k_of(F, e), K);
+  if (ierr) {
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "element %lld: ", (long long)c->elem_gid[e]);
+    pm_error_prefix(prefix);
+    return ierr;
+  }
   for (int j = 0; j < 6; j++) w[j] = -K[PARENT_EDGE[j][0]][PARENT_EDGE[j][1]];
+  const double(*cf)[PATCH_EDGES] = F->coef[F->pt->variant[e]];
+  for (int j = 0; j < PATCH_EDGES; j++)
+    W[j] = cf[0][j] * w[0] + cf[1][j] * w[1] + cf[2][j] * w[2] + cf[3][j] * w[3] + cf[4][j] * w[4] + cf[5][j] * w[5];
   return PM_OK;
 }
 
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
  * columns), y[N] zeroed first; x's externals must be current.  In edge form: per coarse element
- * the fine edges' weights W_j (sum_c coef[c][j] w_c, a loop the compiler vectorises), then for
- * each of its ten points y_a += sum over its edges W (x_a - x_b), with x zero on Dirichlet nodes
- * (their columns eliminated).  A point this
+ * its fine edge weights W (edge_weights), then for each of its ten points y_a += sum over its
+ * edges W (x_a - x_b), with x zero on Dirichlet nodes (their columns eliminated).  A point this
  * rank lacks (x taken as 0) is never on an edge with an internal node, whose row alone is
  * added.  Local. */
 static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
@@ -151,13 +109,10 @@ static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   for (int32_t e = 0; e < c->n_elems; e++) {
     int32_t pts[10];
     if (!element_points(F, e, pts)) continue;
-    double w[6], xv[10], W[PATCH_EDGES];
-    PM_CALL(parent_weights(F, e, w));
+    double xv[10], W[PATCH_EDGES];
+    PM_CALL(edge_weights(F, e, W));
     for (int k = 0; k < 10; k++) xv[k] = pts[k] >= 0 && (raw || !fx[pts[k]]) ? x[pts[k]] : 0.0;
     const int v = F->pt->variant[e];
-    const double(*cf)[PATCH_EDGES] = F->coef[v];
-    for (int j = 0; j < PATCH_EDGES; j++)
-      W[j] = cf[0][j] * w[0] + cf[1][j] * w[1] + cf[2][j] * w[2] + cf[3][j] * w[3] + cf[4][j] * w[4] + cf[5][j] * w[5];
     for (int a = 0; a < 10; a++) {
       if (pts[a] < 0 || pts[a] >= n || (!raw && fx[pts[a]])) continue;
       double sum = 0;
@@ -183,22 +138,20 @@ static int op_diagonal(void *ctx, double *d) {
   return diagonal(ctx, d);
 }
 
-/* The diagonal into d [N]: the children's diagonal entries, 1 on Dirichlet rows (computed when
- * asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
+/* The diagonal into d [N]: each point's sum of its edge weights (the rows have zero sums), 1 on
+ * Dirichlet rows (computed when asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
 static int diagonal(const pm_fine_t *F, double *d) {
-  const pm_cell_t *t = pm_cell_gmsh(TET);
   int32_t n = F->f->n_internal;
   memset(d, 0, (size_t)n * sizeof *d);
   for (int32_t e = 0; e < F->c->n_elems; e++) {
     int32_t pts[10];
     if (!element_points(F, e, pts)) continue;
-    double K[8][4][4];
-    PM_CALL(children_matrices(F, t, e, K));
-    for (int ch = 0; ch < t->n_children; ch++) {
-      int32_t v[4];
-      if (!child_of_points(F, t, F->pt->variant[e], ch, pts, v)) continue;
-      for (int a = 0; a < 4; a++)
-        if (v[a] < n) d[v[a]] += K[ch][a][a];
+    double W[PATCH_EDGES];
+    PM_CALL(edge_weights(F, e, W));
+    const int v = F->pt->variant[e];
+    for (int a = 0; a < 10; a++) {
+      if (pts[a] < 0 || pts[a] >= n) continue;
+      for (int q = 0; q < F->deg[v][a]; q++) d[pts[a]] += W[F->nbe[v][a][q]];
     }
   }
   for (int32_t i = 0; i < n; i++)
@@ -293,9 +246,8 @@ static int supported(const pm_fine_t *F) {
   return PM_OK;
 }
 
-/* The table's tetrahedron as children_matrices and pm_element_tet_laplace read it: refinement
- * points the means of two vertices, corner child ch the parent halved about vertex ch (its
- * vertex j the mean of ch and j), four quadrature weights of 1/24. */
+/* The table's tetrahedron as edge_tables and pm_element_tet_laplace read it: ten refinement
+ * points, each a vertex or the mean of two, eight children, four quadrature weights of 1/24. */
 static int tet_template(pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
   int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4 && t->n_qp == 4; /* pm_element_tet_laplace's */
@@ -307,11 +259,6 @@ static int tet_template(pm_fine_t *F) {
     F->mid[k][0] = p[0];
     F->mid[k][1] = np == 2 ? p[1] : p[0];
   }
-  for (int ch = 0; ok && ch < t->n_fixed; ch++)
-    for (int j = 0; ok && j < 4; j++) {
-      int k = t->child[ch][j], a = F->mid[k][0], b = F->mid[k][1];
-      ok = (a == ch && b == j) || (a == j && b == ch);
-    }
   PM_CHECK(ok, PM_ERR_INCONSISTENT, "the cell table's tetrahedron template is not the one pm_fine_op.c expects");
   return PM_OK;
 }
@@ -378,30 +325,30 @@ static int edge_patch(const pm_fine_t *F, const pm_cell_t *t, int v, int c, doub
   return PM_OK;
 }
 
-/* The edge tables of every variant (pm_fine_t.edge, coef): the fine edges are the pairs of
- * points some child joins.  Local. */
+/* The edge tables of every variant (pm_fine_t.coef, deg, nb, nbe): the fine edges are the
+ * pairs of points some child joins.  Local. */
 static int edge_tables(pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
   for (int v = 0; v < t->n_variants; v++) {
     double P[6][10][10];
     for (int c = 0; c < 6; c++) PM_CALL(edge_patch(F, t, v, c, P[c]));
     int ne = 0;
+    int8_t edge[PATCH_EDGES][2];
     for (int a = 0; a < 10; a++)
       for (int b = a + 1; b < 10; b++) {
         int used = 0;
         for (int c = 0; c < 6; c++) used |= fabs(P[c][a][b]) > 1e-12;
         if (!used) continue;
         PM_CHECK(ne < PATCH_EDGES, PM_ERR_INCONSISTENT, "a refined tetrahedron has more than %d edges", PATCH_EDGES);
-        F->edge[v][ne][0] = (int8_t)a;
-        F->edge[v][ne][1] = (int8_t)b;
+        edge[ne][0] = (int8_t)a;
+        edge[ne][1] = (int8_t)b;
         for (int c = 0; c < 6; c++) F->coef[v][c][ne] = -P[c][a][b];
         ne++;
       }
-    F->n_edge[v] = ne;
     memset(F->deg[v], 0, sizeof F->deg[v]);
     for (int j = 0; j < ne; j++)
       for (int end = 0; end < 2; end++) {
-        int a = F->edge[v][j][end], b = F->edge[v][j][1 - end];
+        int a = edge[j][end], b = edge[j][1 - end];
         PM_CHECK(F->deg[v][a] < 10, PM_ERR_INCONSISTENT, "a refined tetrahedron's point has more than 10 edges");
         F->nb[v][a][F->deg[v][a]] = (int8_t)b;
         F->nbe[v][a][F->deg[v][a]++] = (int8_t)j;
