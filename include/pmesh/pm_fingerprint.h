@@ -35,6 +35,21 @@ PM_EXTERN uint64_t pm_fingerprint_mesh(const pm_mesh_t *mesh);
  *          PM_ERR_INCONSISTENT when the local meshes' counts are not meta's. */
 PM_EXTERN int pm_fingerprint_local(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t *fp);
 
+/** One element's term of the fingerprint's sum: its position in the global element order, its
+ *  Gmsh type and its nodes' global ids (tags) in its own order.  With
+ *  pm_fingerprint_local_sum, a caller that holds a mesh's elements in another form (made from
+ *  coarser ones as they are needed) hashes them itself.  Not collective. */
+PM_EXTERN uint64_t pm_fingerprint_element(int64_t index, int gmsh_type, int nv, const int64_t *vgid);
+
+/** pm_fingerprint_local with the elements' part given: this rank's internal nodes are hashed
+ *  here, elem_sum is the sum (mod 2^64) of pm_fingerprint_element over the n_elems elements this
+ *  rank stands for (every element counted by exactly one rank).  local needs its coordinates,
+ *  not its elements.  Collective on comm; the error is agreed.
+ *  @return PM_OK; PM_ERR_ARG for a local mesh without coordinates; PM_ERR_INCONSISTENT when the
+ *          counts are not meta's. */
+PM_EXTERN int pm_fingerprint_local_sum(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta,
+                                       uint64_t elem_sum, int64_t n_elems, uint64_t *fp);
+
 /** The same fingerprint from all local meshes of a partition held in one process (partition
  *  --check): local[r] is rank r's.  The counts are not checked.  Not collective. */
 PM_EXTERN uint64_t pm_fingerprint_parts(int nparts, pm_local_t *const *local, const pm_meta_t *meta);

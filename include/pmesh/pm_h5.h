@@ -60,6 +60,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_export.h"
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_mesh.h"
@@ -104,6 +105,32 @@ PM_EXTERN int pm_h5_write(MPI_Comm comm, const pm_local_t *local, const pm_meta_
 /** A time series: the mesh once, then one group of fields per step; XDMF temporal collection. */
 typedef struct pm_h5_series pm_h5_series_t;
 
+/** One element of a result's mesh as a pm_h5_elements_t gives it. */
+typedef struct pm_h5_elem {
+  int type;                        /* Gmsh code, a cell of the mesh's dimension */
+  int32_t node[PM_CELL_MAX_VERTS]; /* its nodes as local nodes of the series' local mesh, in Gmsh's order */
+  int32_t owner;                   /* its owner rank (/fields/cell_rank) */
+  int32_t group;                   /* /fields/cell_group: its index in meta's group list, -1 for none */
+} pm_h5_elem_t;
+
+/** Elements that a result's mesh takes from the caller, a few at a time while the file is
+ *  written, instead of from the local mesh's element arrays: a mesh whose elements are never
+ *  stored (solve's matrix-free finest level makes them from the coarser level's).  They come in
+ *  items of `per` elements at consecutive global positions: this rank gives n_items items;
+ *  item k (local index i = sel ? sel[k] : k) holds the global elements pos[i] per .. pos[i] per
+ *  + per - 1, and get(ctx, i, j, &elem) gives its j-th.  Every global element is given by
+ *  exactly one rank (whatever its owner); get is called several times per element (a survey
+ *  that checks them and counts their types, then once per dataset), on the calling thread,
+ *  during pm_h5_series_create only.  pos and sel are read during that call only. */
+typedef struct pm_h5_elements {
+  int32_t n_items;
+  const int64_t *pos;
+  const int32_t *sel; /* may be NULL */
+  int per;            /* 1 ..  64 */
+  void (*get)(const void *ctx, int32_t i, int j, pm_h5_elem_t *elem);
+  const void *ctx;
+} pm_h5_elements_t;
+
 /** What a series or a single result may leave out (pm_h5_series_create, pm_h5_result_create).
  *  A zero-initialised struct, or NULL in its place, writes everything. */
 typedef struct pm_h5_options {
@@ -116,6 +143,9 @@ typedef struct pm_h5_options {
    *  elements' plan) goes once the mesh is written, and the mesh's elements may then be freed
    *  (pm_local_release) before the series ends. */
   int node_fields;
+  /** Not NULL: the mesh's elements come from here (node_fields must be set) and the local
+   *  mesh's element arrays are not read: it needs its nodes and coordinates only. */
+  const pm_h5_elements_t *elements;
 } pm_h5_options_t;
 
 /** Start a series: opens the temporary file and writes the mesh and owner ranks.  Collective.

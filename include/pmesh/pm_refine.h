@@ -92,6 +92,11 @@ static inline int32_t pm_refine_point(const pm_refine_points_t *pt, const pm_loc
   int32_t p0 = coarse->elem_ptr[e], nv = coarse->elem_ptr[e + 1] - p0;
   return k < nv ? pt->vert[coarse->elem_node[p0 + k]] : pt->node[(int64_t)e * pt->stride + (k - nv)];
 }
+/** Child ch (0 .. n_children - 1 of its cell) of coarse element e as fine local nodes v[] in its
+ *  cell's vertex order (a child has its parent's type); returns the child's vertex count, or 0
+ *  when one of its points is not in this rank's fine mesh.  Not collective. */
+PM_EXTERN int pm_refine_points_child(const pm_local_t *coarse, const pm_refine_points_t *points, int32_t e, int ch,
+                                     int32_t *v);
 /** Free; NULL-safe, sets *points to NULL.  Not collective. */
 PM_EXTERN void pm_refine_points_destroy(pm_refine_points_t **points);
 /** Refine every rank's local mesh once.

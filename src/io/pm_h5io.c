@@ -333,6 +333,24 @@ cleanup:
   return ierr;
 }
 
+/* What a result needs of the metadata. */
+static int check_meta(const pm_meta_t *meta) {
+  PM_CHECK(meta->dim >= 1 && meta->dim <= 3, PM_ERR_ARG, "partition.meta: dimension %d, expected 1, 2 or 3", meta->dim);
+  PM_CHECK(meta->global_nodes > 0 && meta->global_elems > 0, PM_ERR_ARG,
+           "partition.meta: %" PRId64 " nodes and %" PRId64 " elements; a result needs both", meta->global_nodes,
+           meta->global_elems);
+  return PM_OK;
+}
+
+int pm_h5io_check_nodes(int rank, const pm_local_t *l, const pm_meta_t *meta) {
+  PM_CHECK(l && meta, PM_ERR_ARG, "pm_h5: NULL local mesh or metadata");
+  PM_CHECK(l->xyz || l->n_total + l->n_aux == 0, PM_ERR_ARG,
+           "rank %d: the local mesh has no coordinates: a lecture file with the tables only (re-partition with "
+           "partition to get a full local mesh)",
+           rank);
+  return check_meta(meta);
+}
+
 int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, int32_t *nown) {
   PM_CHECK(l && meta, PM_ERR_ARG, "pm_h5: NULL local mesh or metadata");
   PM_CHECK(l->has_mesh, PM_ERR_ARG,
@@ -340,10 +358,7 @@ int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, in
            "(re-partition with partition to get a full local mesh), or a mesh whose elements were released "
            "(pm_local_release)",
            rank);
-  PM_CHECK(meta->dim >= 1 && meta->dim <= 3, PM_ERR_ARG, "partition.meta: dimension %d, expected 1, 2 or 3", meta->dim);
-  PM_CHECK(meta->global_nodes > 0 && meta->global_elems > 0, PM_ERR_ARG,
-           "partition.meta: %" PRId64 " nodes and %" PRId64 " elements; a result needs both", meta->global_nodes,
-           meta->global_elems);
+  PM_CALL(check_meta(meta));
   /* Nodes of a cell by Gmsh code, 0 where the code is no cell of the mesh's dimension (one pass
    * over a million elements: no call per element). */
   int8_t nodes[PM_H5_GMSH_CODES];

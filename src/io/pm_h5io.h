@@ -197,6 +197,10 @@ int pm_h5io_rows_per_round(MPI_Comm comm, int64_t *rows);
  *  how many of the elements this rank owns.  Not collective. */
 int pm_h5io_check_local(int rank, const pm_local_t *l, const pm_meta_t *meta, int32_t *nown);
 
+/** The same for a result whose elements the caller gives (pm_h5_elements_t): the local mesh's
+ *  nodes and coordinates only.  Not collective. */
+int pm_h5io_check_nodes(int rank, const pm_local_t *l, const pm_meta_t *meta);
+
 /* The likely cause of positions that the plans find inconsistent. */
 #define PM_H5_REDIST_HINT "local meshes and partition.meta from different partitions, or not all local meshes loaded?"
 

@@ -82,9 +82,25 @@ uint64_t pm_fingerprint_mesh(const pm_mesh_t *m) {
   return final(m->n_nodes, m->n_elems, m->dim, s);
 }
 
+uint64_t pm_fingerprint_element(int64_t index, int gmsh_type, int nv, const int64_t *vgid) {
+  return hash_elem(index, gmsh_type, nv, vgid);
+}
+
+/* mine: this rank's node and element sums, then its node and element counts.  Collective. */
+static int reduce(MPI_Comm comm, const pm_meta_t *meta, const uint64_t mine[4], uint64_t *fp) {
+  uint64_t all[4];
+  PM_CALL_MPI(pm_comm_allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
+  PM_CHECK(all[2] == (uint64_t)meta->global_nodes && all[3] == (uint64_t)meta->global_elems, PM_ERR_INCONSISTENT,
+           "the local meshes own %" PRIu64 " nodes and %" PRIu64 " elements but partition.meta says %" PRId64
+           " and %" PRId64 ": local files and metadata from different partitions?",
+           all[2], all[3], meta->global_nodes, meta->global_elems);
+  *fp = final(meta->global_nodes, meta->global_elems, meta->dim, all);
+  return PM_OK;
+}
+
 int pm_fingerprint_local(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, uint64_t *fp) {
   int rank, ierr = PM_OK;
-  uint64_t mine[4] = {0, 0, 0, 0}, all[4];
+  uint64_t mine[4] = {0, 0, 0, 0};
   MPI_Comm_rank(comm, &rank);
   if (!l || !meta || !fp) {
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_fingerprint_local: NULL argument");
@@ -97,13 +113,27 @@ int pm_fingerprint_local(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *me
     add_local(l, rank, mine, mine + 2); /* hashes in mine[0..1], counts in mine[2..3] */
   }
   PM_CALL(pm_comm_agree(comm, ierr));
-  PM_CALL_MPI(pm_comm_allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, comm));
-  PM_CHECK(all[2] == (uint64_t)meta->global_nodes && all[3] == (uint64_t)meta->global_elems, PM_ERR_INCONSISTENT,
-           "the local meshes own %" PRIu64 " nodes and %" PRIu64 " elements but partition.meta says %" PRId64
-           " and %" PRId64 ": local files and metadata from different partitions?",
-           all[2], all[3], meta->global_nodes, meta->global_elems);
-  *fp = final(meta->global_nodes, meta->global_elems, meta->dim, all);
-  return PM_OK;
+  return reduce(comm, meta, mine, fp);
+}
+
+int pm_fingerprint_local_sum(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, uint64_t elem_sum,
+                             int64_t n_elems, uint64_t *fp) {
+  int rank, ierr = PM_OK;
+  uint64_t mine[4] = {0, elem_sum, 0, (uint64_t)n_elems};
+  MPI_Comm_rank(comm, &rank);
+  if (!l || !meta || !fp) {
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "pm_fingerprint_local_sum: NULL argument");
+  } else if (!l->xyz && l->n_internal > 0) {
+    ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
+                        "rank %d: the local mesh has no coordinates (a lecture file with the tables only); "
+                        "re-partition with partition to get a full local mesh",
+                        rank);
+  } else {
+    for (int32_t i = 0; i < l->n_internal; i++) mine[0] += hash_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
+    mine[2] = (uint64_t)l->n_internal;
+  }
+  PM_CALL(pm_comm_agree(comm, ierr));
+  return reduce(comm, meta, mine, fp);
 }
 
 uint64_t pm_fingerprint_parts(int nparts, pm_local_t *const *local, const pm_meta_t *meta) {

@@ -266,19 +266,24 @@ static int node_owners(const pm_local_t *f, int32_t **owner) {
   return PM_OK;
 }
 
+int pm_refine_points_child(const pm_local_t *c, const pm_refine_points_t *pt, int32_t e, int ch, int32_t *v) {
+  const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+  const int8_t *ref = cell_child(t, pt->variant[e], ch);
+  int missing = 0;
+  for (int j = 0; j < t->n_verts; j++) {
+    v[j] = pm_refine_point(pt, c, e, ref[j]);
+    missing |= v[j] < 0;
+  }
+  return missing ? 0 : t->n_verts;
+}
+
 /* Child ch of coarse element e as fine nodes v[]; 0 when it is not kept (it touches no internal
  * node: build_elements' rule). */
 static int point_child(const pm_local_t *c, const pm_refine_points_t *pt, const pm_local_t *f, int32_t e, int ch,
                        int32_t *v) {
-  const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-  const int8_t *ref = cell_child(t, pt->variant[e], ch);
-  int mine = 0, missing = 0;
-  for (int j = 0; j < t->n_verts; j++) {
-    v[j] = pm_refine_point(pt, c, e, ref[j]);
-    missing |= v[j] < 0;
-    mine |= v[j] >= 0 && v[j] < f->n_internal;
-  }
-  return mine && !missing;
+  int nv = pm_refine_points_child(c, pt, e, ch, v), mine = 0;
+  for (int j = 0; j < nv; j++) mine |= v[j] < f->n_internal;
+  return mine;
 }
 
 int pm_refine_points_elements(const pm_local_t *c, const pm_refine_points_t *pt, pm_local_t *f) {

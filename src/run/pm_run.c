@@ -12,11 +12,11 @@
 
 #include "base/pm_util.h"
 #include "pm_partition_int.h"
+#include "pm_run_fine.h"
 #include "pmesh/pm_comm.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_exact.h"
 #include "pmesh/pm_fine_op.h"
-#include "pmesh/pm_fingerprint.h"
 #include "pmesh/pm_h5_read.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_mg.h"
@@ -368,27 +368,23 @@ static void output_size(const run_t *r, pm_run_result_t *res) {
   if (r->o->output && r->part->rank == 0 && stat(r->o->output, &sb) == 0) res->output_bytes = (int64_t)sb.st_size;
 }
 
-/* The result file with the mesh (before the fields).  Errors agreed. */
-static int result_create(run_t *r, pm_h5_series_t **result, pm_run_result_t *res) {
+/* The result file with the mesh (before the fields).  The matrix-free finest level has no
+ * elements: they are made from the level below's as the mesh is written (pm_run_fine.h), a
+ * round of rows at a time.  Errors agreed. */
+static int result_create(run_t *r, int late_mesh, pm_h5_series_t **result, pm_run_result_t *res) {
   const pm_partition_t *part = r->part;
   double t = MPI_Wtime();
   pm_h5_options_t h5opt = h5_options(r->o);
-  int ierr = pm_h5_result_create(part->comm, part->local, part->meta, r->o->output, r->xmf, &h5opt, result);
+  pm_run_fine_t rf;
+  int ierr = PM_OK;
+  if (late_mesh) {
+    PM_CALL(pm_run_fine_create(part, &rf));
+    h5opt.elements = &rf.src;
+  }
+  ierr = pm_h5_result_create(part->comm, part->local, part->meta, r->o->output, r->xmf, &h5opt, result);
+  if (late_mesh) pm_run_fine_free(&rf);
   res->t_output += MPI_Wtime() - t;
   return pm_comm_agree(part->comm, ierr);
-}
-
-/* The matrix-free finest level's elements for its result's mesh, made from the level below's
- * refinement points before the solve (pm_refine_points_elements: nothing but the meshes is held
- * then), with the mesh fingerprint they define; the caller releases them once the mesh is
- * written.  Errors agreed. */
-static int make_elements(run_t *r) {
-  const pm_partition_t *p = r->part;
-  int ierr = pm_refine_points_elements(p->below, p->points, p->local);
-  PM_CALL(pm_comm_agree(p->comm, ierr));
-  PM_CALL(pm_fingerprint_local(p->comm, p->local, p->meta, &p->meta->mesh_fingerprint));
-  p->meta->has_mesh_fingerprint = 1;
-  return PM_OK;
 }
 
 int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t *pc, const pm_run_options_t *opt,
@@ -404,13 +400,8 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   /* The result's mesh is written now, while the mesh is in the caches (after the solve it is
    * not: the write's preparation took 2-3x longer there); a failure ends the run before it
    * solves. */
-  /* The matrix-free finest level has no elements: its result's mesh has them made for it. */
   int late_mesh = opt->matrix_free && !part->local->has_mesh;
-  if (opt->output) {
-    if (late_mesh) PM_TRY(make_elements(&r));
-    PM_TRY(result_create(&r, &result, res));
-    if (late_mesh) pm_local_release(part->local, PM_LOCAL_ELEMENTS); /* back to the level without them */
-  }
+  if (opt->output) PM_TRY(result_create(&r, late_mesh, &result, res));
   mark(res, PM_RUN_STAGE_MESH_OUTPUT); /* without a result, the peak the run started at (not the assembly's) */
   /* The elements' place was for the result's mesh and is for an initial state's file check. */
   int release = opt->release_elements && !pm_value_is_set(opt->exact);
