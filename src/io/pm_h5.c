@@ -732,6 +732,9 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
     free(s->esel);
     s->esel = NULL;
     pm_scratch_free(&s->conv);
+    /* A solve comes before the fields: the buffers grow again for them, after it. */
+    pm_scratch_free(&s->chunk);
+    pm_scratch_free(&s->xbuf);
   }
   ierr = pm_xdmf_add_field(&s->x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64);
   if (!ierr && !(flags & H5_NO_PARTITION)) {
