@@ -5,6 +5,8 @@
  *                                 (cell), tag = Gmsh element tag (cell, int32); prints the mesh
  *                                 fingerprint (--time: and the seconds and bytes written;
  *                                 --shuffle: each rank reverses its internal nodes and elements first)
+ *   test_h5 source DIR OUT PER    OUT.h5/.xmf: the mesh from a pm_h5_elements_t source of items of PER
+ *                                 elements (PER 1, or any dividing the elements at one rank), u only
  *   test_h5 series DIR OUT        OUT.h5/.xmf: 3 steps at t = 0.5, 1, 1.5 with u = (k+1)(x + 2y + 3z + 3)
  *   test_h5 read   DIR FILE [STEP [FACTOR [NAME]]]
  *                                 pm_h5_read_field (default: step -1, factor 1, field u) and check
@@ -174,6 +176,97 @@ static int do_write(const char *dir, const char *out, int timed, int shuffled, i
   return ierr;
 }
 
+/* ------------------------------------------------------------------ source: elements by callback */
+
+/* The local mesh's elements as a pm_h5_elements_t of items of `per` elements: item q is the
+ * elements q per .. q per + per - 1, given by the owner of its first one (which must hold them
+ * all: per 1 always does, any per at one rank). */
+typedef struct src_ctx {
+  const pm_local_t *l;
+  int per;
+  int32_t *at;    /* [global elements]: the local element of each index, -1 */
+  int32_t *group; /* [local elements]: cell_group as pm_h5 makes it */
+  int64_t *pos;   /* [local elements]: item of each element (where it is an item's first) */
+  int32_t *sel;   /* the items given */
+} src_ctx_t;
+
+static void src_get(const void *ctx, int32_t i, int j, pm_h5_elem_t *el) {
+  const src_ctx_t *c = ctx;
+  const pm_local_t *l = c->l;
+  int32_t e = c->at[c->pos[i] * c->per + j], p = l->elem_ptr[e];
+  el->type = l->elem_type[e];
+  for (int v = 0; v < l->elem_ptr[e + 1] - p; v++) el->node[v] = l->elem_node[p + v];
+  el->owner = l->elem_owner[e];
+  el->group = c->group[e];
+}
+
+static int src_make(const pm_local_t *l, const pm_meta_t *m, int per, src_ctx_t *c, pm_h5_elements_t *src) {
+  memset(c, 0, sizeof *c);
+  c->l = l;
+  c->per = per;
+  PM_CALL(PM_MALLOC(c->at, m->global_elems, "source"));
+  PM_CALL(PM_MALLOC(c->group, l->n_elems + 1, "source"));
+  PM_CALL(PM_MALLOC(c->pos, l->n_elems + 1, "source"));
+  PM_CALL(PM_MALLOC(c->sel, l->n_elems + 1, "source"));
+  for (int64_t g = 0; g < m->global_elems; g++) c->at[g] = -1;
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    c->at[l->elem_index[e]] = e;
+    c->group[e] = -1;
+  }
+  for (int k = 0; k < l->n_groups; k++)
+    for (int j = 0; j < m->n_groups; j++)
+      if (l->groups[k].elems && strcmp(m->group_name[j], l->groups[k].name) == 0)
+        for (int32_t i = 0; i < l->groups[k].n_elems; i++) c->group[l->groups[k].elems[i]] = j;
+  int32_t n = 0;
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    if (l->elem_owner[e] != rank_ || l->elem_index[e] % per != 0) continue;
+    for (int j = 0; j < per; j++)
+      PM_CHECK(c->at[l->elem_index[e] + j] >= 0, PM_ERR_ARG, "rank %d: element %" PRId64 " is not local: use per 1",
+               rank_, l->elem_index[e] + j);
+    c->pos[e] = l->elem_index[e] / per;
+    c->sel[n++] = e;
+  }
+  *src = (pm_h5_elements_t){n, c->pos, c->sel, per, src_get, c};
+  return PM_OK;
+}
+
+/* OUT.h5/.xmf: the mesh through a source of items of `per` elements, with u, and the mesh
+ * fingerprint computed from the source (partition.meta's is hidden from pm_h5). */
+static int do_source(const char *dir, const char *out, int per) {
+  pm_local_t *l = NULL;
+  pm_meta_t *m = NULL;
+  pm_h5_series_t *s = NULL;
+  double *u = NULL, *cx = NULL;
+  int32_t *tag = NULL;
+  char h5[4400], xmf[4400];
+  src_ctx_t c;
+  pm_h5_elements_t src;
+  memset(&c, 0, sizeof c);
+  int ierr = load(dir, &l, &m);
+  if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, make_fields(l, 1.0, &u, &cx, &tag));
+  if (!ierr) ierr = pm_comm_agree(MPI_COMM_WORLD, src_make(l, m, per, &c, &src));
+  snprintf(h5, sizeof h5, "%s.h5", out);
+  snprintf(xmf, sizeof xmf, "%s.xmf", out);
+  uint64_t fp = m ? m->mesh_fingerprint : 0;
+  if (m) m->has_mesh_fingerprint = 0;
+  pm_h5_options_t opt = {.node_fields = 1, .elements = &src};
+  if (!ierr) ierr = pm_h5_result_create(MPI_COMM_WORLD, l, m, h5, xmf, &opt, &s);
+  pm_h5_field_t fields[1] = {{"u", 0, 0, u}};
+  if (!ierr) ierr = pm_h5_series_write(s, 0.0, fields, 1);
+  if (s) ierr = pm_h5_series_close(&s, NULL, 0, !ierr) ? (ierr ? ierr : PM_ERR_IO) : ierr;
+  if (!ierr && rank_ == 0) printf("source of %d elements an item: fingerprint %016" PRIx64 " (partition.meta)\n", per, fp);
+  free(c.at);
+  free(c.group);
+  free(c.pos);
+  free(c.sel);
+  free(u);
+  free(cx);
+  free(tag);
+  pm_local_destroy(&l);
+  pm_meta_destroy(&m);
+  return ierr;
+}
+
 /* mode 0: complete; 1: abandon (ok = 0); 2: interrupted (MPI_Abort before the close); 3: a
  * single result (pm_h5_result_create) written more than once: its second write must fail. */
 static int do_series(const char *dir, const char *out, int mode) {
@@ -308,6 +401,8 @@ int main(int argc, char **argv) {
                     : strcmp(opt, "--corrupt-index") == 0 ? 3
                     : strcmp(opt, "--corrupt-dup") == 0   ? 4
                                                           : 0);
+  } else if (strcmp(mode, "source") == 0 && argc == 5) {
+    ierr = do_source(argv[2], argv[3], atoi(argv[4]));
   } else if (strcmp(mode, "series") == 0 && argc == 4) {
     ierr = do_series(argv[2], argv[3], 0);
   } else if (strcmp(mode, "abandon") == 0 && argc == 4) {
