@@ -3,7 +3,8 @@
  * Every rank writes its own part of one file through the MPI-IO driver with collective
  * transfers; nothing is gathered to rank 0 and the file's content is in global order, so it is
  * the same for any number of ranks.  Each node's and element's values are contributed exactly
- * once, by the owner (internal nodes; elements with elem_owner == rank).  Internally the values
+ * once, by the owner (internal nodes; elements with elem_owner == rank; or, for a mesh whose
+ * elements are given by a callback, pm_h5_elements_t, by the rank that gives them).  Internally the values
  * are first redistributed (a private plan) so that rank r writes one contiguous slab of each
  * dataset: our own two-phase I/O, which keeps every transfer a large contiguous collective
  * write whatever the partition looks like.

@@ -81,8 +81,8 @@ PM_EXTERN int pm_partition_refine(pm_partition_t *part, int levels, int keep);
 
 /** pm_partition_refine keeping the levels, the last one without its elements, and with the
  *  refinement points of the level below (part->points, part->below: what pm_fine_op.h needs to
- *  apply the finest operator from the level below; pm_refine_points_elements makes the elements
- *  when a result is written).  pm_partition_take_mg then leaves part->below to the partition.
+ *  apply the finest operator from the level below; a result's mesh is written from them too,
+ *  pm_refine_points_child giving each child's nodes).  pm_partition_take_mg then leaves part->below to the partition.
  *  Collective on part->comm. */
 PM_EXTERN int pm_partition_refine_points(pm_partition_t *part, int levels);
 /** A geometric multigrid preconditioner (pm_mg.h) over the levels of a partition refined with
