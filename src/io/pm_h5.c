@@ -26,6 +26,7 @@
 
 #include "base/pm_util.h"
 #include "halo/pm_redist.h"
+#include "pm_h5_src.h"
 #include "pm_h5io.h"
 #include "pm_xdmf.h"
 #include "pmesh/pm_fingerprint.h"
@@ -66,10 +67,8 @@ struct pm_h5_series {
   const int8_t *perm; /* a one-type mesh's vertex order in its dataset (the table's to_vtk) */
   /* Elements the caller gives (pm_h5_options_t.elements; NULL: the local mesh's, one per root of
    * ep): a root of ep is an item of `per` elements. */
-  const pm_h5_elements_t *src;
+  pm_h5_src_t src;
   int per;
-  int64_t src_own[PM_H5_NT];          /* the source's elements on this rank by type */
-  int8_t nverts[PM_H5_GMSH_CODES];    /* vertices by Gmsh code, 0 for no cell of the mesh's dimension */
   pm_xdmf_t x;
 };
 
@@ -239,102 +238,6 @@ static void elem_nodes_get32(const void *ctx, const pm_redist_t *rd, int32_t a, 
   elem_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int32_t));
 }
 
-/* ------------------------------------------------------------------------------------------
- * Elements from a pm_h5_elements_t: a root's row is its item's `per` elements, one after the
- * other, each as a row of the local path would be. */
-
-/* The local index of the plan's i-th root. */
-static inline int32_t src_item(const pm_h5_series_t *s, const int32_t *order, int32_t i) {
-  int32_t k = order ? order[i] : i;
-  return s->src->sel ? s->src->sel[k] : k;
-}
-
-/* Type, then the nodes' global positions (-1 pads), per element (elem_get's rows). */
-static void src_elem_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                         const pm_redist_row_t *to, int w) {
-  const pm_h5_series_t *s = ctx;
-  const pm_h5_elements_t *src = s->src;
-  const int32_t *order = pm_redist_order(rd);
-  const int64_t *ni = s->local->node_index;
-  for (int32_t i = a; i < b; i++) {
-    int32_t it = src_item(s, order, i);
-    char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
-    for (int j = 0; j < src->per; j++) {
-      pm_h5_elem_t el;
-      int64_t row[PM_H5_ELEM_W];
-      src->get(src->ctx, it, j, &el);
-      int nv = s->nverts[el.type];
-      row[0] = el.type;
-      for (int v = 0; v < PM_CELL_MAX_VERTS; v++) row[1 + v] = v < nv ? ni[el.node[v]] : -1;
-      memcpy(o + sizeof row * (size_t)j, row, sizeof row);
-    }
-  }
-}
-
-/* The nodes' positions only, in s->perm's order (elem_nodes_'s rows), as int64 or int32. */
-static inline void src_nodes_(const pm_h5_series_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                              const pm_redist_row_t *to, int w, int size) {
-  const pm_h5_elements_t *src = s->src;
-  const int32_t *order = pm_redist_order(rd);
-  const int64_t *ni = s->local->node_index;
-  const int8_t *p = s->perm;
-  int per = src->per, nv = w / size / per;
-  for (int32_t i = a; i < b; i++) {
-    int32_t it = src_item(s, order, i);
-    char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
-    for (int j = 0; j < per; j++) {
-      pm_h5_elem_t el;
-      src->get(src->ctx, it, j, &el);
-      for (int v = 0; v < nv; v++) {
-        int64_t g = ni[el.node[p[v]]];
-        if (size == (int)sizeof(int64_t)) {
-          memcpy(o + ((size_t)j * nv + v) * sizeof g, &g, sizeof g);
-        } else {
-          int32_t g32 = (int32_t)g;
-          memcpy(o + ((size_t)j * nv + v) * sizeof g32, &g32, sizeof g32);
-        }
-      }
-    }
-  }
-}
-
-static void src_nodes_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                          const pm_redist_row_t *to, int w) {
-  src_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int64_t));
-}
-
-static void src_nodes_get32(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                            const pm_redist_row_t *to, int w) {
-  src_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int32_t));
-}
-
-/* The elements' owners (group 0) or groups (1) as int32. */
-static inline void src_int_(const pm_h5_series_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                            const pm_redist_row_t *to, int w, int group) {
-  const pm_h5_elements_t *src = s->src;
-  const int32_t *order = pm_redist_order(rd);
-  for (int32_t i = a; i < b; i++) {
-    int32_t it = src_item(s, order, i);
-    char *o = dst + (size_t)(to ? to[i - a] : i - a) * w;
-    for (int j = 0; j < src->per; j++) {
-      pm_h5_elem_t el;
-      src->get(src->ctx, it, j, &el);
-      int32_t v = group ? el.group : el.owner;
-      memcpy(o + sizeof v * (size_t)j, &v, sizeof v);
-    }
-  }
-}
-
-static void src_owner_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                          const pm_redist_row_t *to, int w) {
-  src_int_(ctx, rd, a, b, dst, to, w, 0);
-}
-
-static void src_group_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                          const pm_redist_row_t *to, int w) {
-  src_int_(ctx, rd, a, b, dst, to, w, 1);
-}
-
 /* Rounds c..c+m-1 of plan rd into s->chunk (*buf, *rows rows): what x carries or, with x NULL,
  * the rank each row comes from.  Collective unless x is NULL. */
 static int take_rounds(pm_h5_series_t *s, const pm_redist_t *rd, int c, int m, const pm_redist_src_t *x,
@@ -402,13 +305,8 @@ static int slab_type_counts(pm_h5_series_t *s, const int8_t *map, const int64_t 
     int32_t a, b;
     pm_redist_roots_to(ep, r, &a, &b);
     for (int32_t i = a; i < b; i++) {
-      if (s->src) { /* an item: the types of its elements */
-        int32_t it = src_item(s, order, i);
-        for (int j = 0; j < s->per; j++) {
-          pm_h5_elem_t el;
-          s->src->get(s->src->ctx, it, j, &el);
-          per[PM_H5_NT * r + pm_h5io_cell_of(map, el.type)]++;
-        }
+      if (s->src.e) { /* an item: the types of its elements */
+        pm_h5_src_count_types(&s->src, ep, i, i + 1, map, per + PM_H5_NT * r);
         continue;
       }
       int32_t k = order ? order[i] : i;
@@ -455,7 +353,8 @@ static int write_mixed(pm_h5_series_t *s, hid_t g, const int8_t *map, const int6
   int64_t row_room = PM_H5_ELEM_W; /* per row: each present type's columns, then the Mixed list's */
   for (int t = 0; t < PM_H5_NT; t++)
     if (ttot[t] > 0) row_room += pm_cell_get((pm_cell_type_t)t)->n_verts;
-  pm_redist_src_t x = {(int)sizeof(int64_t) * PM_H5_ELEM_W * s->per, NULL, s->src ? src_elem_get : elem_get, s, NULL};
+  pm_redist_src_t x = {(int)sizeof(int64_t) * PM_H5_ELEM_W * s->per, NULL, s->src.e ? pm_h5_src_elem_get : elem_get,
+                       s->src.e ? (const void *)&s->src : s, NULL};
   for (int c = 0; c < in.nrounds; c++) {
     const void *buf = NULL;
     int64_t rows = 0, *split = NULL, *tr[PM_H5_NT], cnt[PM_H5_NT], mlen = 0, at = 0;
@@ -493,8 +392,8 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   pm_redist_get_info(s->ep, &in);
   pm_h5io_type_map(map);
   memset(own, 0, sizeof own);
-  if (s->src)
-    memcpy(own, s->src_own, sizeof own);
+  if (s->src.e)
+    memcpy(own, s->src.own, sizeof own);
   else
     for (int32_t k = 0; k < in.n_roots; k++) own[pm_h5io_cell_of(map, l->elem_type[s->esel ? s->esel[k] : k])]++;
   PM_TRY_MPI(pm_comm_allreduce(own, ttot, PM_H5_NT, MPI_INT64_T, MPI_SUM, s->comm));
@@ -507,9 +406,12 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
   if (ntypes == 1) { /* the usual mesh: the slab's rows are the dataset's rows, positions only */
     const pm_cell_t *c = pm_cell_get((pm_cell_type_t)one);
     int nv = c->n_verts;
-    s->perm = c->to_vtk;
-    pm_redist_src_t x = {(int)sizeof(int64_t) * nv * s->per, NULL, s->src ? src_nodes_get : elem_nodes_get, s,
-                         s->meta->global_nodes > INT32_MAX ? NULL : s->src ? src_nodes_get32 : elem_nodes_get32};
+    s->perm = s->src.perm = c->to_vtk;
+    int big = s->meta->global_nodes > INT32_MAX;
+    pm_redist_src_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s, big ? NULL : elem_nodes_get32};
+    if (s->src.e)
+      x = (pm_redist_src_t){(int)sizeof(int64_t) * nv * s->per, NULL, pm_h5_src_nodes_get, &s->src,
+                            big ? NULL : pm_h5_src_nodes_get32};
     STEP(s->comm, write_rows(s, g, "/mesh", pm_xdmf_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, s->ep, s->per,
                              &x, NULL));
   } else {
@@ -556,12 +458,12 @@ static int series_write_mesh(pm_h5_series_t *s) {
     STEP(s->comm, write_rows(s, gf, "/fields", "node_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, 1, NULL, "node"));
   STEP(s->comm, write_elements(s, g));
   /* The local elements' owners are the ranks they come from; a source's are its own. */
-  pm_redist_src_t own = {(int)sizeof(int32_t) * s->per, NULL, src_owner_get, s, NULL};
+  pm_redist_src_t own = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_owner_get, &s->src, NULL};
   if (ranks)
     STEP(s->comm, write_rows(s, gf, "/fields", "cell_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, s->per,
-                             s->src ? &own : NULL, "cell"));
-  pm_redist_src_t grp = {(int)sizeof(int32_t) * s->per, NULL, src_group_get, s, NULL};
-  if (!s->src) {
+                             s->src.e ? &own : NULL, "cell"));
+  pm_redist_src_t grp = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_group_get, &s->src, NULL};
+  if (!s->src.e) {
     STEP(s->comm, element_groups(l, s->meta, &groups));
     grp = (pm_redist_src_t){(int)sizeof(int32_t), groups, NULL, NULL, NULL};
   }
@@ -572,58 +474,6 @@ cleanup:
   pm_h5io_close(&g, H5Gclose);
   pm_h5io_close(&gf, H5Gclose);
   return ierr;
-}
-
-/* A source's elements checked (what the local path's pm_h5io_check_local checks, and the
- * indices the rows read), counted by type into s->src_own, and their fingerprint terms summed
- * into *esum when meta has no mesh fingerprint.  Not collective. */
-static int source_survey(pm_h5_series_t *s, uint64_t *esum) {
-  const pm_h5_elements_t *src = s->src;
-  const pm_local_t *l = s->local;
-  const pm_meta_t *meta = s->meta;
-  PM_CALL(pm_h5io_check_nodes(s->rank, l, meta));
-  PM_CHECK(s->flags & H5_NODE_FIELDS, PM_ERR_ARG,
-           "pm_h5: a mesh whose elements the caller gives (pm_h5_options_t.elements) takes node fields only: set "
-           "node_fields");
-  PM_CHECK(src->get && src->n_items >= 0 && (src->n_items == 0 || src->pos) && src->per >= 1 && src->per <= 64 &&
-               meta->global_elems % src->per == 0,
-           PM_ERR_ARG,
-           "pm_h5: rank %d: the elements given (%d items of %d) do not fit %" PRId64
-           " elements (a get function, positions and 1 to 64 elements an item are needed)",
-           s->rank, src->n_items, src->per, meta->global_elems);
-  int8_t map[PM_H5_GMSH_CODES];
-  pm_h5io_type_map(map);
-  for (int t = 0; t < PM_CELL_NTYPES; t++) {
-    const pm_cell_t *c = pm_cell_get((pm_cell_type_t)t);
-    if (c->dim == meta->dim && c->gmsh_type >= 0 && c->gmsh_type < PM_H5_GMSH_CODES)
-      s->nverts[c->gmsh_type] = (int8_t)c->n_verts;
-  }
-  int32_t nt = l->n_total + l->n_aux;
-  uint64_t sum = 0;
-  for (int32_t k = 0; k < src->n_items; k++) {
-    int32_t i = src->sel ? src->sel[k] : k;
-    for (int j = 0; j < src->per; j++) {
-      pm_h5_elem_t el;
-      src->get(src->ctx, i, j, &el);
-      int nv = el.type >= 0 && el.type < PM_H5_GMSH_CODES ? s->nverts[el.type] : 0;
-      PM_CHECK(nv > 0, PM_ERR_INCONSISTENT, "rank %d: element %d of item %d has Gmsh type %d, not a cell of a %dD mesh",
-               s->rank, j, i, el.type, meta->dim);
-      PM_CHECK(el.owner >= 0 && el.owner < s->nranks && el.group >= -1 && el.group < meta->n_groups,
-               PM_ERR_INCONSISTENT, "rank %d: element %d of item %d: owner %d of %d ranks, group %d of %d", s->rank, j,
-               i, el.owner, s->nranks, el.group, meta->n_groups);
-      int64_t vg[PM_CELL_MAX_VERTS];
-      for (int v = 0; v < nv; v++) {
-        PM_CHECK(el.node[v] >= 0 && el.node[v] < nt, PM_ERR_INCONSISTENT,
-                 "rank %d: element %d of item %d: node %d is %d, not a local node (0 to %d)", s->rank, j, i, v,
-                 el.node[v], nt - 1);
-        vg[v] = l->gid[el.node[v]];
-      }
-      s->src_own[pm_h5io_cell_of(map, el.type)]++;
-      if (!meta->has_mesh_fingerprint) sum += pm_fingerprint_element(src->pos[i] * src->per + j, el.type, nv, vg);
-    }
-  }
-  *esum = sum;
-  return PM_OK;
 }
 
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
@@ -653,8 +503,9 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->local = l;
   s->meta = meta;
   s->flags = flags;
-  s->src = h5opt ? h5opt->elements : NULL;
-  s->per = s->src ? s->src->per : 1;
+  s->src.e = h5opt ? h5opt->elements : NULL;
+  s->src.l = l;
+  s->per = s->src.e ? s->src.e->per : 1;
   long pid = (long)getpid();
   PM_TRY_MPI(pm_comm_bcast(&pid, 1, MPI_LONG, 0, s->comm));
   double t0 = pm_h5io_prof_now();
@@ -668,9 +519,9 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   if (!ierr) pm_comm_on_abort(series_abort, s);
   int32_t nown = 0;
   uint64_t esum = 0; /* a source's elements' fingerprint terms */
-  if (!ierr && s->src) ierr = source_survey(s, &esum);
-  if (!ierr && !s->src) ierr = pm_h5io_check_local(s->rank, l, meta, &nown);
-  if (!ierr && !s->src && nown < l->n_elems) { /* else esel stays NULL: owned element k is local element k */
+  if (!ierr && s->src.e) ierr = pm_h5_src_survey(&s->src, s->rank, s->nranks, meta, flags & H5_NODE_FIELDS, &esum);
+  if (!ierr && !s->src.e) ierr = pm_h5io_check_local(s->rank, l, meta, &nown);
+  if (!ierr && !s->src.e && nown < l->n_elems) { /* else esel stays NULL: owned element k is local element k */
     ierr = PM_MALLOC_BUFFER(s->esel, nown > 0 ? nown : 1, "owned elements");
     nown = 0;
     if (!ierr)
@@ -683,11 +534,11 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   pm_redist_opts_t opt = {rows, 1, "node", PM_H5_REDIST_HINT, &s->xbuf};
   PM_TRY(pm_redist_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, &opt, &s->np));
   opt.what = "element";
-  if (s->src) { /* items of per elements: rounds of about as many elements */
+  if (s->src.e) { /* items of per elements: rounds of about as many elements */
     opt.rows_per_round = rows / s->per > 0 ? rows / s->per : 1;
     opt.what = "item of elements";
-    PM_TRY(pm_redist_create(s->comm, meta->global_elems / s->per, s->src->n_items, s->src->pos, s->src->sel, &opt,
-                            &s->ep));
+    PM_TRY(pm_redist_create(s->comm, meta->global_elems / s->per, s->src.e->n_items, s->src.e->pos, s->src.e->sel,
+                            &opt, &s->ep));
   } else {
     PM_TRY(pm_redist_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, &opt, &s->ep));
   }
@@ -695,8 +546,8 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
    * it); only older partitions need it hashed here. */
   if (meta->has_mesh_fingerprint)
     s->mesh_fp = meta->mesh_fingerprint;
-  else if (s->src)
-    PM_TRY(pm_fingerprint_local_sum(s->comm, l, meta, esum, (int64_t)s->src->n_items * s->per, &s->mesh_fp));
+  else if (s->src.e)
+    PM_TRY(pm_fingerprint_local_sum(s->comm, l, meta, esum, (int64_t)s->src.e->n_items * s->per, &s->mesh_fp));
   else
     PM_TRY(pm_fingerprint_local(s->comm, l, meta, &s->mesh_fp));
   pm_h5io_prof_add(PM_H5_PROF_PREP, pm_h5io_prof_now() - t0);
@@ -726,7 +577,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   pm_h5io_prof_add(PM_H5_PROF_OPEN, pm_h5io_prof_now() - t0);
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  s->src = NULL; /* the caller's only during this call */
+  s->src.e = NULL; /* the caller's only during this call */
   if (flags & H5_NODE_FIELDS) { /* a refined run's element plan is 10 bytes an element */
     pm_redist_destroy(&s->ep);
     free(s->esel);
