@@ -47,8 +47,8 @@ PM_EXTERN uint64_t pm_fingerprint_element(int64_t index, int gmsh_type, int nv, 
  *  not its elements.  Collective on comm; the error is agreed.
  *  @return PM_OK; PM_ERR_ARG for a local mesh without coordinates; PM_ERR_INCONSISTENT when the
  *          counts are not meta's. */
-PM_EXTERN int pm_fingerprint_local_sum(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta,
-                                       uint64_t elem_sum, int64_t n_elems, uint64_t *fp);
+PM_EXTERN int pm_fingerprint_local_sum(MPI_Comm comm, const pm_local_t *local, const pm_meta_t *meta, uint64_t elem_sum,
+                                       int64_t n_elems, uint64_t *fp);
 
 /** The same fingerprint from all local meshes of a partition held in one process (partition
  *  --check): local[r] is rank r's.  The counts are not checked.  Not collective. */

@@ -455,7 +455,8 @@ static int series_write_mesh(pm_h5_series_t *s) {
   STEP(s->comm, write_rows(s, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, s->np, 1, &gid, "node"));
   int ranks = !(s->flags & H5_NO_PARTITION);
   if (ranks)
-    STEP(s->comm, write_rows(s, gf, "/fields", "node_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, 1, NULL, "node"));
+    STEP(s->comm,
+         write_rows(s, gf, "/fields", "node_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, 1, NULL, "node"));
   STEP(s->comm, write_elements(s, g));
   /* The local elements' owners are the ranks they come from; a source's are its own. */
   pm_redist_src_t own = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_owner_get, &s->src, NULL};
@@ -537,8 +538,8 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   if (s->src.e) { /* items of per elements: rounds of about as many elements */
     opt.rows_per_round = rows / s->per > 0 ? rows / s->per : 1;
     opt.what = "item of elements";
-    PM_TRY(pm_redist_create(s->comm, meta->global_elems / s->per, s->src.e->n_items, s->src.e->pos, s->src.e->sel,
-                            &opt, &s->ep));
+    PM_TRY(pm_redist_create(s->comm, meta->global_elems / s->per, s->src.e->n_items, s->src.e->pos, s->src.e->sel, &opt,
+                            &s->ep));
   } else {
     PM_TRY(pm_redist_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, &opt, &s->ep));
   }
@@ -577,7 +578,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   pm_h5io_prof_add(PM_H5_PROF_OPEN, pm_h5io_prof_now() - t0);
   ierr = series_write_mesh(s);
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  s->src.e = NULL; /* the caller's only during this call */
+  s->src.e = NULL;              /* the caller's only during this call */
   if (flags & H5_NODE_FIELDS) { /* a refined run's element plan is 10 bytes an element */
     pm_redist_destroy(&s->ep);
     free(s->esel);
@@ -643,10 +644,9 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
     const pm_redist_t *rd = fd->on_elements ? s->ep : s->np;
     int per = fd->on_elements ? s->per : 1;
     pm_redist_src_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL, NULL};
-    STEP(s->comm,
-         write_rows(s, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
-                    fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, rd, per, &x,
-                    fd->on_elements ? "cell" : "node"));
+    STEP(s->comm, write_rows(s, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
+                             fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, rd, per, &x,
+                             fd->on_elements ? "cell" : "node"));
     char dset[96];
     snprintf(dset, sizeof dset, "%s/%s", gname, fd->name);
     STEP(s->comm,

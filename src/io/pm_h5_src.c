@@ -37,14 +37,14 @@ int pm_h5_src_survey(pm_h5_src_t *s, int rank, int nranks, const pm_meta_t *meta
       int nv = el.type >= 0 && el.type < PM_H5_GMSH_CODES ? s->nverts[el.type] : 0;
       PM_CHECK(nv > 0, PM_ERR_INCONSISTENT, "rank %d: element %d of item %d has Gmsh type %d, not a cell of a %dD mesh",
                rank, j, i, el.type, meta->dim);
-      PM_CHECK(el.owner >= 0 && el.owner < nranks && el.group >= -1 && el.group < meta->n_groups,
-               PM_ERR_INCONSISTENT, "rank %d: element %d of item %d: owner %d of %d ranks, group %d of %d", rank, j,
-               i, el.owner, nranks, el.group, meta->n_groups);
+      PM_CHECK(el.owner >= 0 && el.owner < nranks && el.group >= -1 && el.group < meta->n_groups, PM_ERR_INCONSISTENT,
+               "rank %d: element %d of item %d: owner %d of %d ranks, group %d of %d", rank, j, i, el.owner, nranks,
+               el.group, meta->n_groups);
       int64_t vg[PM_CELL_MAX_VERTS];
       for (int v = 0; v < nv; v++) {
         PM_CHECK(el.node[v] >= 0 && el.node[v] < nt, PM_ERR_INCONSISTENT,
-                 "rank %d: element %d of item %d: node %d is %d, not a local node (0 to %d)", rank, j, i, v,
-                 el.node[v], nt - 1);
+                 "rank %d: element %d of item %d: node %d is %d, not a local node (0 to %d)", rank, j, i, v, el.node[v],
+                 nt - 1);
         vg[v] = l->gid[el.node[v]];
       }
       s->own[pm_h5io_cell_of(map, el.type)]++;
@@ -54,7 +54,6 @@ int pm_h5_src_survey(pm_h5_src_t *s, int rank, int nranks, const pm_meta_t *meta
   *esum = sum;
   return PM_OK;
 }
-
 
 /* The local index of the plan's i-th root. */
 static inline int32_t item(const pm_h5_src_t *s, const int32_t *order, int32_t i) {
@@ -78,7 +77,7 @@ void pm_h5_src_count_types(const pm_h5_src_t *s, const pm_redist_t *rd, int32_t 
 
 /* Type, then the nodes' global positions (-1 pads), per element (elem_get's rows). */
 void pm_h5_src_elem_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                         const pm_redist_row_t *to, int w) {
+                        const pm_redist_row_t *to, int w) {
   const pm_h5_src_t *s = ctx;
   const pm_h5_elements_t *src = s->e;
   const int32_t *order = pm_redist_order(rd);
@@ -100,7 +99,7 @@ void pm_h5_src_elem_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32
 
 /* The nodes' positions only, in s->perm's order (elem_nodes_'s rows), as int64 or int32. */
 static inline void nodes_(const pm_h5_src_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                              const pm_redist_row_t *to, int w, int size) {
+                          const pm_redist_row_t *to, int w, int size) {
   const pm_h5_elements_t *src = s->e;
   const int32_t *order = pm_redist_order(rd);
   const int64_t *ni = s->l->node_index;
@@ -126,18 +125,18 @@ static inline void nodes_(const pm_h5_src_t *s, const pm_redist_t *rd, int32_t a
 }
 
 void pm_h5_src_nodes_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                          const pm_redist_row_t *to, int w) {
+                         const pm_redist_row_t *to, int w) {
   nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int64_t));
 }
 
 void pm_h5_src_nodes_get32(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                            const pm_redist_row_t *to, int w) {
+                           const pm_redist_row_t *to, int w) {
   nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int32_t));
 }
 
 /* The elements' owners (group 0) or groups (1) as int32. */
 static inline void int_(const pm_h5_src_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                            const pm_redist_row_t *to, int w, int group) {
+                        const pm_redist_row_t *to, int w, int group) {
   const pm_h5_elements_t *src = s->e;
   const int32_t *order = pm_redist_order(rd);
   for (int32_t i = a; i < b; i++) {
@@ -153,11 +152,11 @@ static inline void int_(const pm_h5_src_t *s, const pm_redist_t *rd, int32_t a, 
 }
 
 void pm_h5_src_owner_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                          const pm_redist_row_t *to, int w) {
+                         const pm_redist_row_t *to, int w) {
   int_(ctx, rd, a, b, dst, to, w, 0);
 }
 
 void pm_h5_src_group_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
-                          const pm_redist_row_t *to, int w) {
+                         const pm_redist_row_t *to, int w) {
   int_(ctx, rd, a, b, dst, to, w, 1);
 }

@@ -129,7 +129,8 @@ int pm_fingerprint_local_sum(MPI_Comm comm, const pm_local_t *l, const pm_meta_t
                         "re-partition with partition to get a full local mesh",
                         rank);
   } else {
-    for (int32_t i = 0; i < l->n_internal; i++) mine[0] += hash_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
+    for (int32_t i = 0; i < l->n_internal; i++)
+      mine[0] += hash_node(l->node_index[i], l->gid[i], &l->xyz[3 * (int64_t)i]);
     mine[2] = (uint64_t)l->n_internal;
   }
   PM_CALL(pm_comm_agree(comm, ierr));

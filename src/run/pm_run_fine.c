@@ -71,7 +71,8 @@ static int owned_items(pm_run_fine_t *rf, int m) {
              c->elem_gid[e], c->elem_type[e], t ? t->n_children : 0, m);
     for (int ch = 0; ch < m; ch++)
       PM_CHECK(pm_refine_points_child(c, rf->pt, e, ch, v) == t->n_verts, PM_ERR_INCONSISTENT,
-               "rank %d: child %d of coarse element %" PRId64 ", which this rank owns, lacks a refinement point in "
+               "rank %d: child %d of coarse element %" PRId64
+               ", which this rank owns, lacks a refinement point in "
                "its fine mesh (internal error)",
                rf->rank, ch, c->elem_gid[e]);
     rf->sel[n++] = e;

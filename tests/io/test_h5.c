@@ -254,7 +254,8 @@ static int do_source(const char *dir, const char *out, int per) {
   pm_h5_field_t fields[1] = {{"u", 0, 0, u}};
   if (!ierr) ierr = pm_h5_series_write(s, 0.0, fields, 1);
   if (s) ierr = pm_h5_series_close(&s, NULL, 0, !ierr) ? (ierr ? ierr : PM_ERR_IO) : ierr;
-  if (!ierr && rank_ == 0) printf("source of %d elements an item: fingerprint %016" PRIx64 " (partition.meta)\n", per, fp);
+  if (!ierr && rank_ == 0)
+    printf("source of %d elements an item: fingerprint %016" PRIx64 " (partition.meta)\n", per, fp);
   free(c.at);
   free(c.group);
   free(c.pos);
