@@ -61,6 +61,7 @@ struct pm_h5_series {
   pm_h5io_wb_t wb; /* write-behind on the temporary file (fd -1: none) */
   char *h5path, *xmfpath, *h5tmp, *xmftmp;
   pm_redist_t *np, *ep;           /* nodes (internal), elements (owned) */
+  int64_t rows;                   /* the plans' rows per round */
   pm_scratch_t chunk, xbuf, conv; /* a round's rows, its exchange buffers, its connectivity by type */
   int32_t *esel;                  /* owned elements' local indices (NULL: every local element is owned) */
   uint64_t mesh_fp;
@@ -477,6 +478,14 @@ cleanup:
   return ierr;
 }
 
+/* The internal nodes' plan, unless it is there.  Collective; the error agreed. */
+static int node_plan(pm_h5_series_t *s) {
+  if (s->np) return PM_OK;
+  pm_redist_opts_t opt = {s->rows, 1, "node", PM_H5_REDIST_HINT, &s->xbuf};
+  return pm_redist_create(s->comm, s->meta->global_nodes, s->local->n_internal, s->local->node_index, NULL, &opt,
+                          &s->np);
+}
+
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, const pm_h5_options_t *h5opt, pm_h5_series_t **sp) {
   int flags = h5opt ? (h5opt->no_partition ? H5_NO_PARTITION : 0) | (h5opt->node_fields ? H5_NODE_FIELDS : 0) : 0;
@@ -530,10 +539,10 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
         if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  int64_t rows = 0;
-  PM_TRY(pm_h5io_rows_per_round(s->comm, &rows));
+  PM_TRY(pm_h5io_rows_per_round(s->comm, &s->rows));
+  int64_t rows = s->rows;
+  PM_TRY(node_plan(s));
   pm_redist_opts_t opt = {rows, 1, "node", PM_H5_REDIST_HINT, &s->xbuf};
-  PM_TRY(pm_redist_create(s->comm, meta->global_nodes, l->n_internal, l->node_index, NULL, &opt, &s->np));
   opt.what = "element";
   if (s->src.e) { /* items of per elements: rounds of about as many elements */
     opt.rows_per_round = rows / s->per > 0 ? rows / s->per : 1;
@@ -633,6 +642,7 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
         ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__, "field '%s' given twice", nm);
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
+  PM_TRY(node_plan(s));
   if (step >= 0) {
     H5_STEP(s->comm, g = pm_h5io_group_create(s->file, gname), "creating group %s in %s", gname, s->h5path);
     STEP(s->comm, pm_h5io_attr_num(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &time, gname));
@@ -842,6 +852,9 @@ int pm_h5_result_create(MPI_Comm comm, const pm_local_t *local, const pm_meta_t 
                         const char *xmfpath, const pm_h5_options_t *opt, pm_h5_series_t **s) {
   PM_CALL(pm_h5_series_create(comm, local, meta, h5path, xmfpath, opt, s));
   (*s)->single = 1; /* 2 once its fields are written */
+  /* solve writes the mesh before it solves and the fields after (node fields): the node plan
+   * (2 to 6 bytes a node) is made again for them rather than held through the solve. */
+  if (opt && opt->node_fields) pm_redist_destroy(&(*s)->np);
   return PM_OK;
 }
 
