@@ -104,7 +104,7 @@ int pm_run_fine_create(const pm_partition_t *part, pm_run_fine_t *rf) {
   rf->pt = part->points;
   rf->rank = part->rank;
   int ierr = PM_OK, m = 1 << part->meta->dim;
-  if (!rf->c || !rf->pt || !rf->c->elem_owner || !rf->c->elem_index)
+  if (!rf->c || !rf->pt || (rf->c->n_elems > 0 && (!rf->c->elem_owner || !rf->c->elem_index)))
     ierr = pm_error_set(PM_ERR_ARG, __FILE__, __LINE__,
                         "rank %d: the finest level's result needs the level below with its elements and their place",
                         part->rank);
