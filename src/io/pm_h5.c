@@ -486,6 +486,32 @@ static int node_plan(pm_h5_series_t *s) {
                           &s->np);
 }
 
+/* The node and element plans, and the mesh fingerprint.  Collective; errors agreed. */
+static int series_plans(pm_h5_series_t *s, int32_t nown, uint64_t esum) {
+  const pm_local_t *l = s->local;
+  const pm_meta_t *meta = s->meta;
+  PM_CALL(pm_h5io_rows_per_round(s->comm, &s->rows));
+  PM_CALL(node_plan(s));
+  pm_redist_opts_t opt = {s->rows, 1, "element", PM_H5_REDIST_HINT, &s->xbuf};
+  if (s->src.e) { /* items of per elements: rounds of about as many elements */
+    opt.rows_per_round = s->rows / s->per > 0 ? s->rows / s->per : 1;
+    opt.what = "item of elements";
+    PM_CALL(pm_redist_create(s->comm, meta->global_elems / s->per, s->src.e->n_items, s->src.e->pos, s->src.e->sel,
+                             &opt, &s->ep));
+  } else {
+    PM_CALL(pm_redist_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, &opt, &s->ep));
+  }
+  /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
+   * it); only older partitions, and a mesh whose elements the caller gives, need it hashed here. */
+  if (meta->has_mesh_fingerprint)
+    s->mesh_fp = meta->mesh_fingerprint;
+  else if (s->src.e)
+    PM_CALL(pm_fingerprint_local_sum(s->comm, l, meta, esum, (int64_t)s->src.e->n_items * s->per, &s->mesh_fp));
+  else
+    PM_CALL(pm_fingerprint_local(s->comm, l, meta, &s->mesh_fp));
+  return PM_OK;
+}
+
 int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *meta, const char *h5path,
                         const char *xmfpath, const pm_h5_options_t *h5opt, pm_h5_series_t **sp) {
   int flags = h5opt ? (h5opt->no_partition ? H5_NO_PARTITION : 0) | (h5opt->node_fields ? H5_NODE_FIELDS : 0) : 0;
@@ -539,27 +565,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
         if (l->elem_owner[e] == s->rank) s->esel[nown++] = e;
   }
   PM_TRY(pm_comm_agree(s->comm, ierr));
-  PM_TRY(pm_h5io_rows_per_round(s->comm, &s->rows));
-  int64_t rows = s->rows;
-  PM_TRY(node_plan(s));
-  pm_redist_opts_t opt = {rows, 1, "node", PM_H5_REDIST_HINT, &s->xbuf};
-  opt.what = "element";
-  if (s->src.e) { /* items of per elements: rounds of about as many elements */
-    opt.rows_per_round = rows / s->per > 0 ? rows / s->per : 1;
-    opt.what = "item of elements";
-    PM_TRY(pm_redist_create(s->comm, meta->global_elems / s->per, s->src.e->n_items, s->src.e->pos, s->src.e->sel, &opt,
-                            &s->ep));
-  } else {
-    PM_TRY(pm_redist_create(s->comm, meta->global_elems, nown, l->elem_index, s->esel, &opt, &s->ep));
-  }
-  /* partition stores the mesh fingerprint (partition.meta version 2; partition --check verifies
-   * it); only older partitions need it hashed here. */
-  if (meta->has_mesh_fingerprint)
-    s->mesh_fp = meta->mesh_fingerprint;
-  else if (s->src.e)
-    PM_TRY(pm_fingerprint_local_sum(s->comm, l, meta, esum, (int64_t)s->src.e->n_items * s->per, &s->mesh_fp));
-  else
-    PM_TRY(pm_fingerprint_local(s->comm, l, meta, &s->mesh_fp));
+  PM_TRY(series_plans(s, nown, esum));
   pm_h5io_prof_add(PM_H5_PROF_PREP, pm_h5io_prof_now() - t0);
   s->x.dim = meta->dim;
   s->x.n_nodes = meta->global_nodes;
