@@ -449,7 +449,8 @@ static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t att
   if (!p->no_output) o->output = p->out_h5;
   o->output_xmf = p->out_xmf;
   if (p->dump[0]) o->on_assembled = dump_matrix, o->on_assembled_ctx = (void *)(uintptr_t)p;
-  o->release_elements = 1; /* nothing after the run reads them */
+  o->release_elements = 1;            /* nothing after the run reads them */
+  o->release_coords = !p->dump_u[0]; /* --dump-solution prints them */
   o->matrix_free = p->fine_operator;
   static char options_text[16384], pc_text[512];
   o->attrs = attrs;

@@ -79,8 +79,10 @@ PM_EXTERN void pm_local_destroy(pm_local_t **local);
 
 /** What pm_local_release frees.  PM_LOCAL_ELEM_PLACE: the elements' place in the global mesh
  *  (elem_index, elem_owner), which only writing or checking the mesh and sums over the elements
- *  need.  PM_LOCAL_ELEMENTS: all of the elements, and the groups' element lists. */
-enum { PM_LOCAL_ELEM_PLACE = 1, PM_LOCAL_ELEMENTS = 2 };
+ *  need.  PM_LOCAL_ELEMENTS: all of the elements, and the groups' element lists.
+ *  PM_LOCAL_COORDS: the nodes' coordinates (xyz NULL after), which a matrix-free finest level
+ *  needs only until its right-hand side is made. */
+enum { PM_LOCAL_ELEM_PLACE = 1, PM_LOCAL_ELEMENTS = 2, PM_LOCAL_COORDS = 4 };
 
 /** Free parts of a mesh that no longer needs them: a steady run once its result's mesh is
  *  written (the place) and once its operator is assembled (the elements), where the elements are

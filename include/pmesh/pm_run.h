@@ -75,6 +75,12 @@ typedef struct pm_run_options {
    *  written, the rest once the operator is assembled (pm_local_release on part->local, which
    *  has no elements after the run).  For runs as large as the machine (solve sets it). */
   int release_elements;
+  /** With release_elements, on a matrix-free finest level (matrix_free): free its nodes'
+   *  coordinates too (pm_local_release PM_LOCAL_COORDS, 24 bytes an unknown) once the result's
+   *  mesh is written and the right-hand side made; the fine operator reads the level below's.
+   *  Whoever reads part->local->xyz after the run leaves it 0 (solve sets it unless
+   *  --dump-solution). */
+  int release_coords;
   /** Steady FEM runs on tetrahedra refined by pm_partition_refine_points: apply the finest
    *  operator matrix-free from the level below (pm_fine_op.h) instead of assembling it; what it
    *  does not support is refused with PM_ERR_UNSUPPORTED, naming it.  Its products agree with

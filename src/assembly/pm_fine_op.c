@@ -13,7 +13,101 @@
 #include "pmesh/pm_fem.h"
 
 enum { TET = 4 };          /* the Gmsh code of the one cell supported */
-enum { PATCH_EDGES = 32 }; /* at least the 25 edges of a refined tetrahedron's ten points */
+enum { PATCH_EDGES = 25 }; /* the edges of a refined tetrahedron's ten points */
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* One edge of a refined tetrahedron's ten points: its ends a < b and its weight
+ * sum_{q < n} f[q] w[c[q]], a fixed linear map of the parent's six edge weights w. */
+typedef struct patch_edge {
+  int8_t a, b, n, c[3];
+  double f[3];
+} patch_edge_t;
+
+/* Those edges per variant (the inner diagonal the refinement took): the children's matrices
+ * C E C^T / 8 summed, for each parent edge's matrix E (edge_patch).  Written out so that the
+ * product's loops unroll to constants (its weights and points stay in registers); check_patch
+ * derives them again from the cell table at create and refuses a table that differs. */
+static const patch_edge_t TET_PATCH[3][PATCH_EDGES] = {
+    {{0, 4, 1, {0}, {0.5}},
+     {0, 6, 1, {1}, {0.5}},
+     {0, 7, 1, {2}, {0.5}},
+     {1, 4, 1, {0}, {0.5}},
+     {1, 5, 1, {3}, {0.5}},
+     {1, 9, 1, {4}, {0.5}},
+     {2, 5, 1, {3}, {0.5}},
+     {2, 6, 1, {1}, {0.5}},
+     {2, 8, 1, {5}, {0.5}},
+     {3, 7, 1, {2}, {0.5}},
+     {3, 8, 1, {5}, {0.5}},
+     {3, 9, 1, {4}, {0.5}},
+     {4, 5, 3, {0,1,5}, {0.5, 1.5, 0.5}},
+     {4, 6, 3, {0,3,5}, {0.5, 1.5, 0.5}},
+     {4, 7, 3, {0,4,5}, {0.5, 1.5, 0.5}},
+     {4, 8, 2, {0,5}, {-1.0, -1.0}},
+     {4, 9, 3, {0,2,5}, {0.5, 1.5, 0.5}},
+     {5, 6, 2, {0,5}, {1.0, -0.5}},
+     {5, 8, 3, {0,4,5}, {0.5, 1.5, 0.5}},
+     {5, 9, 2, {0,5}, {-0.5, 1.0}},
+     {6, 7, 2, {0,5}, {-0.5, 1.0}},
+     {6, 8, 3, {0,2,5}, {0.5, 1.5, 0.5}},
+     {7, 8, 3, {0,1,5}, {0.5, 1.5, 0.5}},
+     {7, 9, 2, {0,5}, {1.0, -0.5}},
+     {8, 9, 3, {0,3,5}, {0.5, 1.5, 0.5}}},
+    {{0, 4, 1, {0}, {0.5}},
+     {0, 6, 1, {1}, {0.5}},
+     {0, 7, 1, {2}, {0.5}},
+     {1, 4, 1, {0}, {0.5}},
+     {1, 5, 1, {3}, {0.5}},
+     {1, 9, 1, {4}, {0.5}},
+     {2, 5, 1, {3}, {0.5}},
+     {2, 6, 1, {1}, {0.5}},
+     {2, 8, 1, {5}, {0.5}},
+     {3, 7, 1, {2}, {0.5}},
+     {3, 8, 1, {5}, {0.5}},
+     {3, 9, 1, {4}, {0.5}},
+     {4, 5, 2, {1,4}, {1.0, -0.5}},
+     {4, 6, 3, {1,3,4}, {0.5, 1.5, 0.5}},
+     {4, 7, 2, {1,4}, {-0.5, 1.0}},
+     {4, 9, 3, {1,2,4}, {0.5, 1.5, 0.5}},
+     {5, 6, 3, {0,1,4}, {1.5, 0.5, 0.5}},
+     {5, 8, 2, {1,4}, {-0.5, 1.0}},
+     {5, 9, 3, {1,4,5}, {0.5, 0.5, 1.5}},
+     {6, 7, 3, {1,4,5}, {0.5, 0.5, 1.5}},
+     {6, 8, 3, {1,2,4}, {0.5, 1.5, 0.5}},
+     {6, 9, 2, {1,4}, {-1.0, -1.0}},
+     {7, 8, 2, {1,4}, {1.0, -0.5}},
+     {7, 9, 3, {0,1,4}, {1.5, 0.5, 0.5}},
+     {8, 9, 3, {1,3,4}, {0.5, 1.5, 0.5}}},
+    {{0, 4, 1, {0}, {0.5}},
+     {0, 6, 1, {1}, {0.5}},
+     {0, 7, 1, {2}, {0.5}},
+     {1, 4, 1, {0}, {0.5}},
+     {1, 5, 1, {3}, {0.5}},
+     {1, 9, 1, {4}, {0.5}},
+     {2, 5, 1, {3}, {0.5}},
+     {2, 6, 1, {1}, {0.5}},
+     {2, 8, 1, {5}, {0.5}},
+     {3, 7, 1, {2}, {0.5}},
+     {3, 8, 1, {5}, {0.5}},
+     {3, 9, 1, {4}, {0.5}},
+     {4, 5, 3, {1,2,3}, {1.5, 0.5, 0.5}},
+     {4, 6, 2, {2,3}, {-0.5, 1.0}},
+     {4, 7, 3, {2,3,4}, {0.5, 0.5, 1.5}},
+     {4, 9, 2, {2,3}, {1.0, -0.5}},
+     {5, 6, 3, {0,2,3}, {1.5, 0.5, 0.5}},
+     {5, 7, 2, {2,3}, {-1.0, -1.0}},
+     {5, 8, 3, {2,3,4}, {0.5, 0.5, 1.5}},
+     {5, 9, 3, {2,3,5}, {0.5, 0.5, 1.5}},
+     {6, 7, 3, {2,3,5}, {0.5, 0.5, 1.5}},
+     {6, 8, 2, {2,3}, {1.0, -0.5}},
+     {7, 8, 3, {1,2,3}, {1.5, 0.5, 0.5}},
+     {7, 9, 3, {0,2,3}, {1.5, 0.5, 0.5}},
+     {8, 9, 2, {2,3}, {-0.5, 1.0}}}};
 
 /* The parent's six edges (i < k) in the order of w. */
 static const int8_t PARENT_EDGE[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
@@ -24,17 +118,13 @@ struct pm_fine {
   pm_halo_t *halo;
   const pm_problem_t *prob;
   double k_all;   /* every element's conductivity, when k is NULL */
-  double *k;      /* [coarse elements] each one's, when they differ */
+  double *k;      /* [coarse elements] each one's, when they differ (until the weights are made) */
+  float *w;       /* [coarse elements][6] each one's parent edge weights (parent_weights, k included) */
+  uint8_t *plain; /* [coarse elements] 1: all ten points are internal and free nodes (no test per point) */
   char *fixed;    /* [NP] Dirichlet marks */
   double *g;      /* [NP] Dirichlet values (0 elsewhere), until pm_fine_system */
   int64_t n_fixed;
   int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
-  /* The children's matrices in edge form, per variant: fine edge j of the ten points has the
-   * weight sum_c coef[v][c][j] w_c, where w_c = -K_parent(i, k) is the parent's weight of its
-   * edge c = (i, k); point a's deg[v][a] edges lead to nb[v][a][q] through edge nbe[v][a][q]
-   * (edge_tables; a row of the patch: ten independent sums instead of one chain of updates). */
-  double coef[PM_CELL_MAX_VARIANTS][6][PATCH_EDGES];
-  int8_t deg[PM_CELL_MAX_VARIANTS][10], nb[PM_CELL_MAX_VARIANTS][10][10], nbe[PM_CELL_MAX_VARIANTS][10][10];
 };
 
 /* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
@@ -59,40 +149,110 @@ static inline double k_of(const pm_fine_t *F, int32_t e) {
   return F->k ? F->k[e] : F->k_all;
 }
 
-/* Coarse element e's ten refinement points as fine nodes into pts; whether one of them is an
- * internal node (else no child of e adds to a row of this rank). */
-static inline int element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]) {
-  int32_t n = F->f->n_internal;
-  int mine = 0;
-  for (int k = 0; k < 10; k++) {
-    pts[k] = pm_refine_point(F->pt, F->c, e, k);
-    mine |= pts[k] >= 0 && pts[k] < n;
-  }
-  return mine;
+/* Coarse element e's ten refinement points as fine nodes into pts (-1: not in this rank's fine
+ * mesh): its vertices', then its edges' midpoints (the cell table's order, tet_template). */
+static inline void element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]) {
+  const int32_t *cv = F->c->elem_node + F->c->elem_ptr[e], *nd = F->pt->node + (int64_t)e * F->pt->stride;
+  for (int k = 0; k < 4; k++) pts[k] = F->pt->vert[cv[k]];
+  for (int k = 0; k < 6; k++) pts[4 + k] = nd[k];
 }
 
-/* Coarse element e's fine edge weights W (of its variant's edges): the parent's P1 matrix from its
- * coordinates, its six edge weights w_c = -K_parent(i, k) (a P1 matrix has zero row sums, so
- * they determine it), and W = coef w (every child's matrix is a fixed linear map of the
- * parent's; a loop the compiler vectorises).  Local. */
-static int edge_weights(const pm_fine_t *F, int32_t e, double W[PATCH_EDGES]) {
-  const pm_local_t *c = F->c;
-  const int32_t *cv = c->elem_node + c->elem_ptr[e];
-  const double *X[4];
-  for (int j = 0; j < 4; j++) X[j] = c->xyz + 3 * (int64_t)cv[j];
-  double K[4][4], w[6];
-  int ierr = pm_element_tet_laplace(X, k_of(F, e), K);
-  if (ierr) {
-    char prefix[128];
-    snprintf(prefix, sizeof prefix, "element %lld: ", (long long)c->elem_gid[e]);
-    pm_error_prefix(prefix);
-    return ierr;
+/* The P1 Laplacian's six edge weights w_c = -K(i, k) of the tetrahedron X times k: with the
+ * edges e_j = X_j - X_0 and the scaled face normals n_1 = e_2 x e_3, n_2 = e_3 x e_1,
+ * n_3 = e_1 x e_2, n_0 = -(n_1 + n_2 + n_3), the gradients are n_a / det and
+ * K(a, b) = k n_a . n_b / (6 det), det = e_1 . n_1 (pm_element_stiffness's matrix to rounding,
+ * written out here so that it inlines into the product's loop).  0 unless det > 0. */
+static inline int parent_weights(const double *X0, const double *X1, const double *X2, const double *X3, double k,
+                                 double w[6]) {
+  double e1[3], e2[3], e3[3], n[4][3];
+  for (int i = 0; i < 3; i++) {
+    e1[i] = X1[i] - X0[i];
+    e2[i] = X2[i] - X0[i];
+    e3[i] = X3[i] - X0[i];
   }
-  for (int j = 0; j < 6; j++) w[j] = -K[PARENT_EDGE[j][0]][PARENT_EDGE[j][1]];
-  const double(*cf)[PATCH_EDGES] = F->coef[F->pt->variant[e]];
-  for (int j = 0; j < PATCH_EDGES; j++)
-    W[j] = cf[0][j] * w[0] + cf[1][j] * w[1] + cf[2][j] * w[2] + cf[3][j] * w[3] + cf[4][j] * w[4] + cf[5][j] * w[5];
+  for (int i = 0; i < 3; i++) {
+    int a = (i + 1) % 3, b = (i + 2) % 3;
+    n[1][i] = e2[a] * e3[b] - e2[b] * e3[a];
+    n[2][i] = e3[a] * e1[b] - e3[b] * e1[a];
+    n[3][i] = e1[a] * e2[b] - e1[b] * e2[a];
+    n[0][i] = -(n[1][i] + n[2][i] + n[3][i]);
+  }
+  double det = e1[0] * n[1][0] + e1[1] * n[1][1] + e1[2] * n[1][2];
+  if (!(det > 0)) return 0;
+  double s = -k / (6 * det);
+  for (int c = 0; c < 6; c++) {
+    const double *p = n[PARENT_EDGE[c][0]], *q = n[PARENT_EDGE[c][1]];
+    w[c] = s * (p[0] * q[0] + p[1] * q[1] + p[2] * q[2]);
+  }
+  return 1;
+}
+
+/* Every coarse element's parent edge weights into F->w, in single precision: the product then
+ * reads 24 bytes an element instead of its four vertices' coordinates and a kernel, and each
+ * weight is the double one to a relative 6e-8 (the operator is that of conductivities perturbed
+ * by as much, far below the discretisation error).  The conductivities are folded in and freed.
+ * Local. */
+static int make_weights(pm_fine_t *F) {
+  const pm_local_t *c = F->c;
+  PM_CALL(PM_MALLOC(F->w, 6 * (int64_t)c->n_elems + 1, "matrix-free edge weights"));
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const int32_t *cv = c->elem_node + c->elem_ptr[e];
+    double w[6];
+    PM_CHECK(parent_weights(c->xyz + 3 * (int64_t)cv[0], c->xyz + 3 * (int64_t)cv[1], c->xyz + 3 * (int64_t)cv[2],
+                            c->xyz + 3 * (int64_t)cv[3], k_of(F, e), w),
+             PM_ERR_FORMAT,
+             "element %lld: the tetrahedron is inverted or degenerate (Gmsh's orientation gives a positive Jacobian "
+             "determinant)",
+             (long long)c->elem_gid[e]);
+    for (int j = 0; j < 6; j++) F->w[6 * (int64_t)e + j] = (float)w[j];
+  }
+  free(F->k);
+  F->k = NULL;
   return PM_OK;
+}
+
+/* Coarse element e's six parent edge weights. */
+static inline void element_weights(const pm_fine_t *F, int32_t e, double w[6]) {
+  const float *pw = F->w + 6 * (int64_t)e;
+  for (int j = 0; j < 6; j++) w[j] = pw[j];
+}
+
+/* yv = the patch's matrix times xv, for variant table T: per edge, its weight times the
+ * difference of its ends, added to one end and taken from the other. */
+static ALWAYS_INLINE void patch_apply(const patch_edge_t *T, const double w[6], const double xv[10], double yv[10]) {
+  for (int a = 0; a < 10; a++) yv[a] = 0;
+#pragma GCC unroll 25
+  for (int j = 0; j < PATCH_EDGES; j++) {
+    double W = T[j].f[0] * w[T[j].c[0]];
+#pragma GCC unroll 2
+    for (int q = 1; q < T[j].n; q++) W += T[j].f[q] * w[T[j].c[q]];
+    double d = W * (xv[T[j].a] - xv[T[j].b]);
+    yv[T[j].a] += d;
+    yv[T[j].b] -= d;
+  }
+}
+
+/* dv = the patch's diagonal: each point's sum of its edges' weights (the rows sum to zero). */
+static ALWAYS_INLINE void patch_diagonal(const patch_edge_t *T, const double w[6], double dv[10]) {
+  for (int a = 0; a < 10; a++) dv[a] = 0;
+#pragma GCC unroll 25
+  for (int j = 0; j < PATCH_EDGES; j++) {
+    double W = T[j].f[0] * w[T[j].c[0]];
+#pragma GCC unroll 2
+    for (int q = 1; q < T[j].n; q++) W += T[j].f[q] * w[T[j].c[q]];
+    dv[T[j].a] += W;
+    dv[T[j].b] += W;
+  }
+}
+
+/* patch_apply (diag 0) or patch_diagonal (diag 1, xv unread) of variant v, each variant's
+ * table a constant the compiler folds in. */
+static inline void patch(int v, int diag, const double w[6], const double xv[10], double yv[10]) {
+  switch (v) {
+  case 0: diag ? patch_diagonal(TET_PATCH[0], w, yv) : patch_apply(TET_PATCH[0], w, xv, yv); break;
+  case 1: diag ? patch_diagonal(TET_PATCH[1], w, yv) : patch_apply(TET_PATCH[1], w, xv, yv); break;
+  default: diag ? patch_diagonal(TET_PATCH[2], w, yv) : patch_apply(TET_PATCH[2], w, xv, yv); break;
+  }
 }
 
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
@@ -103,26 +263,42 @@ static int edge_weights(const pm_fine_t *F, int32_t e, double W[PATCH_EDGES]) {
  * added.  Local. */
 static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   const pm_local_t *c = F->c;
-  int32_t n = F->f->n_internal;
+  uint32_t n = (uint32_t)F->f->n_internal;
   const char *fx = F->fixed;
   memset(y, 0, (size_t)n * sizeof *y);
   for (int32_t e = 0; e < c->n_elems; e++) {
     int32_t pts[10];
-    if (!element_points(F, e, pts)) continue;
-    double xv[10], W[PATCH_EDGES];
-    PM_CALL(edge_weights(F, e, W));
-    for (int k = 0; k < 10; k++) xv[k] = pts[k] >= 0 && (raw || !fx[pts[k]]) ? x[pts[k]] : 0.0;
-    const int v = F->pt->variant[e];
-    for (int a = 0; a < 10; a++) {
-      if (pts[a] < 0 || pts[a] >= n || (!raw && fx[pts[a]])) continue;
-      double sum = 0;
-      for (int q = 0; q < F->deg[v][a]; q++) sum += W[F->nbe[v][a][q]] * (xv[a] - xv[F->nb[v][a][q]]);
-      y[pts[a]] += sum;
+    double xv[10], yv[10], w[6];
+    element_points(F, e, pts);
+    element_weights(F, e, w);
+    if (F->plain[e] && !raw) { /* most elements */
+      for (int k = 0; k < 10; k++) xv[k] = x[pts[k]];
+      patch(F->pt->variant[e], 0, w, xv, yv);
+      for (int a = 0; a < 10; a++) y[pts[a]] += yv[a];
+      continue;
     }
+    for (int k = 0; k < 10; k++) xv[k] = pts[k] >= 0 && (raw || !fx[pts[k]]) ? x[pts[k]] : 0.0;
+    patch(F->pt->variant[e], 0, w, xv, yv);
+    for (int a = 0; a < 10; a++) /* the rank's rows: internal (unsigned: -1 is past n) */
+      if ((uint32_t)pts[a] < n && (raw || !fx[pts[a]])) y[pts[a]] += yv[a];
   }
   if (!raw)
-    for (int32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++)
       if (fx[i]) y[i] = x[i];
+  return PM_OK;
+}
+
+/* Which coarse elements are plain (pm_fine_t.plain).  Local. */
+static int mark_plain(pm_fine_t *F) {
+  uint32_t n = (uint32_t)F->f->n_internal;
+  PM_CALL(PM_MALLOC(F->plain, (int64_t)F->c->n_elems + 1, "matrix-free element marks"));
+  for (int32_t e = 0; e < F->c->n_elems; e++) {
+    int32_t pts[10];
+    int plain = 1;
+    element_points(F, e, pts);
+    for (int k = 0; k < 10; k++) plain &= (uint32_t)pts[k] < n && !F->fixed[pts[k]];
+    F->plain[e] = (uint8_t)plain;
+  }
   return PM_OK;
 }
 
@@ -141,20 +317,18 @@ static int op_diagonal(void *ctx, double *d) {
 /* The diagonal into d [N]: each point's sum of its edge weights (the rows have zero sums), 1 on
  * Dirichlet rows (computed when asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
 static int diagonal(const pm_fine_t *F, double *d) {
-  int32_t n = F->f->n_internal;
+  uint32_t n = (uint32_t)F->f->n_internal;
   memset(d, 0, (size_t)n * sizeof *d);
   for (int32_t e = 0; e < F->c->n_elems; e++) {
     int32_t pts[10];
-    if (!element_points(F, e, pts)) continue;
-    double W[PATCH_EDGES];
-    PM_CALL(edge_weights(F, e, W));
-    const int v = F->pt->variant[e];
-    for (int a = 0; a < 10; a++) {
-      if (pts[a] < 0 || pts[a] >= n) continue;
-      for (int q = 0; q < F->deg[v][a]; q++) d[pts[a]] += W[F->nbe[v][a][q]];
-    }
+    double dv[10], w[6];
+    element_points(F, e, pts);
+    element_weights(F, e, w);
+    patch(F->pt->variant[e], 1, w, NULL, dv);
+    for (int a = 0; a < 10; a++)
+      if ((uint32_t)pts[a] < n) d[pts[a]] += dv[a];
   }
-  for (int32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < n; i++)
     if (F->fixed[i]) d[i] = 1.0;
   return PM_OK;
 }
@@ -325,34 +499,36 @@ static int edge_patch(const pm_fine_t *F, const pm_cell_t *t, int v, int c, doub
   return PM_OK;
 }
 
-/* The edge tables of every variant (pm_fine_t.coef, deg, nb, nbe): the fine edges are the
- * pairs of points some child joins.  Local. */
-static int edge_tables(pm_fine_t *F) {
+/* TET_PATCH against the cell table: each variant's edges (the pairs of points some child joins,
+ * in lexicographic order) and their weights' coefficients derived from its children
+ * (edge_patch), to 1e-12.  Local. */
+static int check_patch(const pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
+  PM_CHECK(t->n_variants == 3, PM_ERR_INCONSISTENT, "the cell table's tetrahedron has %d variants, not 3", t->n_variants);
   for (int v = 0; v < t->n_variants; v++) {
     double P[6][10][10];
     for (int c = 0; c < 6; c++) PM_CALL(edge_patch(F, t, v, c, P[c]));
     int ne = 0;
-    int8_t edge[PATCH_EDGES][2];
     for (int a = 0; a < 10; a++)
       for (int b = a + 1; b < 10; b++) {
         int used = 0;
         for (int c = 0; c < 6; c++) used |= fabs(P[c][a][b]) > 1e-12;
         if (!used) continue;
-        PM_CHECK(ne < PATCH_EDGES, PM_ERR_INCONSISTENT, "a refined tetrahedron has more than %d edges", PATCH_EDGES);
-        edge[ne][0] = (int8_t)a;
-        edge[ne][1] = (int8_t)b;
-        for (int c = 0; c < 6; c++) F->coef[v][c][ne] = -P[c][a][b];
+        const patch_edge_t *E = &TET_PATCH[v][ne < PATCH_EDGES ? ne : 0];
+        int same = ne < PATCH_EDGES && E->a == a && E->b == b;
+        for (int c = 0; same && c < 6; c++) {
+          double f = 0;
+          for (int q = 0; q < E->n; q++) f += E->c[q] == c ? E->f[q] : 0.0;
+          same = fabs(f + P[c][a][b]) <= 1e-12;
+        }
+        PM_CHECK(same, PM_ERR_INCONSISTENT,
+                 "the cell table's tetrahedron (variant %d, points %d and %d) is not the refinement pm_fine_op.c's "
+                 "patch table was written for",
+                 v, a, b);
         ne++;
       }
-    memset(F->deg[v], 0, sizeof F->deg[v]);
-    for (int j = 0; j < ne; j++)
-      for (int end = 0; end < 2; end++) {
-        int a = edge[j][end], b = edge[j][1 - end];
-        PM_CHECK(F->deg[v][a] < 10, PM_ERR_INCONSISTENT, "a refined tetrahedron's point has more than 10 edges");
-        F->nb[v][a][F->deg[v][a]] = (int8_t)b;
-        F->nbe[v][a][F->deg[v][a]++] = (int8_t)j;
-      }
+    PM_CHECK(ne == PATCH_EDGES, PM_ERR_INCONSISTENT, "a refined tetrahedron (variant %d) has %d edges, not %d", v, ne,
+             PATCH_EDGES);
   }
   return PM_OK;
 }
@@ -360,6 +536,8 @@ static int edge_tables(pm_fine_t *F) {
 void pm_fine_destroy(pm_fine_t **f) {
   if (!f || !*f) return;
   free((*f)->k);
+  free((*f)->w);
+  free((*f)->plain);
   free((*f)->fixed);
   free((*f)->g);
   free(*f);
@@ -382,14 +560,16 @@ int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_re
   F->k_all = 1.0;
   PM_TRY(supported(F));
   PM_TRY(tet_template(F));
-  PM_TRY(edge_tables(F));
+  PM_TRY(check_patch(F));
   int32_t n = fine->n_internal, np = fine->n_total;
   PM_TRY(PM_MALLOC(idx, (int64_t)coarse->n_elems + 1, "conductivities"));
   PM_TRY(conductivities(F, idx));
+  PM_TRY(make_weights(F));
   PM_TRY(PM_MALLOC(F->fixed, (int64_t)np + 1, "Dirichlet marks"));
   PM_TRY(PM_CALLOC(F->g, (int64_t)np + 1, "Dirichlet values"));
   PM_TRY(pm_fem_dirichlet(fine, prob, 0.0, F->fixed, F->g));
   for (int32_t i = 0; i < n; i++) F->n_fixed += F->fixed[i] != 0;
+  PM_TRY(mark_plain(F));
   PM_TRY(check_diagonal(F));
   *f = F;
   F = NULL;

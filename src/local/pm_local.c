@@ -67,6 +67,10 @@ void pm_local_destroy(pm_local_t **local) {
 
 void pm_local_release(pm_local_t *l, int what) {
   if (!l) return;
+  if (what & PM_LOCAL_COORDS) {
+    free(l->xyz);
+    l->xyz = NULL;
+  }
   if (what & (PM_LOCAL_ELEM_PLACE | PM_LOCAL_ELEMENTS)) {
     free(l->elem_index);
     free(l->elem_owner);

@@ -411,6 +411,7 @@ int pm_run_steady(const pm_partition_t *part, const pm_problem_t *prob, pm_pc_t 
   PM_TRY(assemble(&r, u, res));
   PM_TRY(initial_state(&r, u));
   if (release) pm_local_release(part->local, PM_LOCAL_ELEMENTS);
+  if (release && late_mesh && opt->release_coords) pm_local_release(part->local, PM_LOCAL_COORDS);
   mark(res, PM_RUN_STAGE_ASSEMBLY);
   PM_TRY(pm_cg_create(r.op, pc, &cg));
   mark(res, PM_RUN_STAGE_SETUP);

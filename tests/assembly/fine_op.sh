@@ -3,7 +3,8 @@
 # mesh:
 #  (a) a manufactured solution on a meshgen box of tetrahedra (the unit cube), K = 1 and 2, np 2
 #      (jacobi and mg) and 3 (mg): the same iterations within 1, the same nodal solution to
-#      1e-9 (both solved to 1e-12), the same error norms; and the matrix-free errors fall about 4x
+#      1e-6 (both solved to 1e-12; the matrix-free weights are single precision, 6e-8 each) and
+#      the same error norms to 1e-4 relative; and the matrix-free errors fall about 4x
 #      from K = 1 to K = 2 (second order, from the exact solution, not from the assembled run);
 #  (b) the Gmsh tet_hole mesh with two Dirichlet groups, a source and a conductivity per volume
 #      group, mg, K = 1: the same iterations within 1 and the same solution;
@@ -25,7 +26,7 @@ same() { # tagA tagB what
   echo "$3: iterations $ia (assembled) $ib (matrix-free), solutions differ by $d"
   [ "$d" != mismatch ] || fail "$3: the two runs have different nodes"
   awk -v a="$ia" -v b="$ib" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }' || fail "$3: iterations $ia and $ib"
-  awk -v d="$d" 'BEGIN { exit !(d <= 1e-9) }' || fail "$3: the solutions differ by $d"
+  awk -v d="$d" 'BEGIN { exit !(d <= 1e-6) }' || fail "$3: the solutions differ by $d"
 }
 
 S='sin(pi*x)*sin(pi*y)*sin(pi*z)'
@@ -40,7 +41,7 @@ for np in 2 3; do
       done
       same assembled matrix-free "(a) np $np K $K $pc"
       ea=$(json error_l2 assembled.json); em=$(json error_l2 matrix-free.json)
-      awk -v a="$ea" -v b="$em" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * a) }' ||
+      awk -v a="$ea" -v b="$em" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4 * a) }' ||
         fail "(a) np $np K $K $pc: L2 errors $ea (assembled) and $em (matrix-free)"
       [ $pc = mg ] && eval "e$K=$em"
     done
@@ -60,7 +61,7 @@ same assembled matrix-free "(b) tet_hole"
 
 # (d) the result file: the matrix-free run makes its fine elements from the level below after the
 # solve; its mesh datasets must be the assembled run's byte for byte (check_result.py --same-as),
-# u within 1e-10, and the mesh fingerprint attribute the same.
+# u within 1e-6 (single-precision weights), and the mesh fingerprint attribute the same.
 PY=python3
 $PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
 for fo in assembled matrix-free; do
@@ -68,7 +69,7 @@ for fo in assembled matrix-free; do
   "$MPIEXEC" -n 3 "$SOLVE" -p p3 --refine 2 --precond mg --rtol 1e-12 --fine-operator $fo -o $fo.h5 \
     --dump-solution $fo.u > $fo.out 2>&1 || { cat $fo.out; fail "(d) solve -o $fo.h5"; }
 done
-$PY "$PMESH_TESTS/common/check_result.py" matrix-free.h5 matrix-free.u 3 --same-as assembled.h5 ||
+$PY "$PMESH_TESTS/common/check_result.py" matrix-free.h5 matrix-free.u 3 --same-as assembled.h5 --u-tol 1e-6 ||
   fail "(d) the matrix-free result differs from the assembled one"
 $PY - << 'PYEOF' || fail "(d) mesh fingerprints or element counts differ"
 import h5py

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """check_result.py - read solve's result.h5 with h5py (not with pmesh) and check it.
 
-  check_result.py RESULT.h5 DUMP_PREFIX NP [--linear] [--same-as REF.h5] [--polyline]
+  check_result.py RESULT.h5 DUMP_PREFIX NP [--linear] [--same-as REF.h5 [--u-tol T]] [--polyline]
 
 - datasets /mesh/coordinates, /mesh/global_id, /fields/u, /fields/node_rank of one size, global ids
   ascending; the attributes iterations, residual, nranks present;
 - u equals, bit for bit, the values solve printed with --dump-solution (PREFIX.0 .. PREFIX.NP-1)
   for the same global ids, and the node's rank is the rank whose dump lists it;
 - --linear: u == x + 2y at every node to 1e-9 (a linear field is exact for P1/Q1);
-- --same-as: mesh datasets byte-identical and u within 1e-10 relative of another run's file;
+- --same-as: mesh datasets byte-identical and u within 1e-10 (or T) relative of another run's file;
 - --polyline: the XDMF beside it has a Polyline topology (1D)."""
 import sys
 
@@ -61,8 +61,9 @@ if "--same-as" in opts:
         if a != b or (a and not np.array_equal(f["/mesh/" + name][...], g["/mesh/" + name][...])):
             errors.append("/mesh/%s differs from the reference file" % name)
     v = g["/fields/u"][...]
-    if v.shape != u.shape or np.max(np.abs(u - v)) > 1e-10 * max(1.0, np.max(np.abs(v))):
-        errors.append("u differs from the reference file")
+    tol = float(opts[opts.index("--u-tol") + 1]) if "--u-tol" in opts else 1e-10
+    if v.shape != u.shape or np.max(np.abs(u - v)) > tol * max(1.0, np.max(np.abs(v))):
+        errors.append("u differs from the reference file by more than %g" % tol)
 if "--polyline" in opts:
     xmf = open(path[:-3] + ".xmf").read()
     if 'TopologyType="Polyline"' not in xmf:
