@@ -18,9 +18,12 @@
 # Environment: NP (2), KS ("1 2 3"), REPEATS (3: part 1's medians), PARTS ("1 2 3 4"), RTOL (1e-8),
 # BC (the problem's solve options; BC= for solve's default, u = 0 on the boundary), H13 (2.3)
 # and H125 (0.99): the sizes of the meshes made with Gmsh when missing (13,186 and 126,098 nodes
-# with Gmsh 4.8.4), SERIAL_MESH (MESH125K), SERIAL_LEVELS (2), OPBYTES (bytes per unknown of one
-# apply, replacing the CSR floor when the fine operator is stored otherwise), BENCH_DIR
-# (/tmp/pmesh-bench-refine3d).
+# with Gmsh 4.8.4), SERIAL_MESH (MESH125K), SERIAL_LEVELS (2), FINE_OP (assembled or matrix-free:
+# solve's --fine-operator for every refined run; unset: solve's default), OPBYTES (bytes per
+# unknown of one apply, replacing the CSR floor or, for a run whose summary says
+# "fine_operator": "matrix-free", the floor of the matrix-free product: x read and y written once,
+# and per coarse element its 6 single-precision weights, 10 point indices, variant and mark, 66
+# bytes), BENCH_DIR (/tmp/pmesh-bench-refine3d).
 # Part 2 needs ~16 GB at 250 bytes per unknown; part 3's gmsh -refine of the 125k mesh twice needs
 # gmsh's memory for ~47M tetrahedra (SERIAL_MESH=MESH13K SERIAL_LEVELS=3 gives ~6.7M unknowns
 # from three lighter gmsh runs).  Every failed solve is reported with its message, and the
@@ -30,6 +33,7 @@ B=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 NP=${NP:-2}; KS=${KS:-1 2 3}; REPEATS=${REPEATS:-3}; PARTS=${PARTS:-1 2 3 4}; RTOL=${RTOL:-1e-8}
 BC=${BC---dirichlet bolts=0 --dirichlet load=1}
+FO=${FINE_OP:+--fine-operator $FINE_OP}
 W=${BENCH_DIR:-/tmp/pmesh-bench-refine3d}
 mkdir -p "$W"
 abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
@@ -77,12 +81,15 @@ stages() {
 # The fine operator's apply from a summary: rows, level-0 nonzeros, CG's spmv seconds per iteration.
 apply_line() { # SUMMARY LABEL
   nnz=$(tr -d '\n' < "$1" | sed -n 's/.*"nonzeros": \[\([0-9]*\).*/\1/p')
+  cells=$(tr -d '\n' < "$1" | sed -n 's/.*"cells": {"tetrahedron": \([0-9]*\).*/\1/p')
   awk -v n="$(json "$1" unknowns)" -v z="${nnz:-0}" -v it="$(json "$1" iterations)" -v s="$(json "$1" spmv)" \
-    -v ob="${OPBYTES:-}" -v st="${STREAM_GBS:-0}" -v lab="$2" 'BEGIN {
+    -v ob="${OPBYTES:-}" -v mf="$(grep -c '"fine_operator": "matrix-free"' "$1")" -v ce="${cells:-0}" \
+    -v st="${STREAM_GBS:-0}" -v lab="$2" 'BEGIN {
       if (it <= 0 || z <= 0) { printf "%s: no iterations or no nonzeros in the summary\n", lab; exit }
-      t = s / it; b = (ob != "") ? ob * n : 12 * z + 16 * n
+      t = s / it; b = (ob != "") ? ob * n : (mf && ce > 0) ? 16 * n + 66 * ce / 8 : 12 * z + 16 * n
+      kind = (ob != "") ? " (OPBYTES)" : (mf && ce > 0) ? " (matrix-free)" : " (double CSR)"
       printf "%s: %d rows, %d nonzeros (%.1f a row); apply %.3f ms = %.2f ns per unknown; moves at least %.1f bytes per unknown%s: %.2f GB/s = %.0f%% of the STREAM triad (%.2f GB/s)\n",
-        lab, n, z, z / n, 1e3 * t, 1e9 * t / n, b / n, (ob != "") ? " (OPBYTES)" : " (double CSR)", b / t / 1e9,
+        lab, n, z, z / n, 1e3 * t, 1e9 * t / n, b / n, kind, b / t / 1e9,
         (st > 0) ? 100 * b / t / 1e9 / st : 0, st }'
 }
 # The worst shape measure of a partition --check report (its first cell type: tetrahedra here).
@@ -102,7 +109,7 @@ case " $PARTS " in *" 1 "*)
   for K in $KS; do
     ok=1
     for r in $(seq "$REPEATS"); do
-      run_solve "k$K.$r" -p p13 --refine "$K" --precond mg --rtol "$RTOL" $BC -o "k$K.h5" || { ok=0; break; }
+      run_solve "k$K.$r" -p p13 --refine "$K" --precond mg --rtol "$RTOL" $BC $FO -o "k$K.h5" || { ok=0; break; }
     done
     [ $ok = 1 ] || continue
     med=$(for r in $(seq "$REPEATS"); do cat "k$K.$r.wall"; done | median)
@@ -134,7 +141,7 @@ case " $PARTS " in *" 2 "*)
   make_mesh "$M125" "${H125:-0.99}"
   echo "## 2. $M125 ($(nodes_of "$M125") nodes), --refine 3 --precond mg, np $NP, load to written result"
   "$B/partition" "$M125" "$NP" --order hilbert -o p125 --quiet
-  if run_solve big -p p125 --refine 3 --precond mg --rtol "$RTOL" $BC -o big.h5; then
+  if run_solve big -p p125 --refine 3 --precond mg --rtol "$RTOL" $BC $FO -o big.h5; then
     n=$(json big.json unknowns)
     echo "$n unknowns, $(json big.json iterations) MG iterations, wall $(cat big.wall) s (mpiexec to exit; issue 31: under 300 s)"
     echo "solve's seconds: $(stages big.json)"
@@ -156,7 +163,7 @@ case " $PARTS " in *" 3 "*)
     t=$(now)
     /usr/bin/time -f "RSS %M" "$B/partition" "$SERIAL_MESH" "$NP" --order hilbert -o pr --quiet 2> r.part.rss
     tp=$(since "$t")
-    if run_solve ref -p pr --refine "$L" --precond mg --rtol "$RTOL" $BC -o ref.h5; then
+    if run_solve ref -p pr --refine "$L" --precond mg --rtol "$RTOL" $BC $FO -o ref.h5; then
       cat r.part.rss ref.rss > ref.all.rss
       echo "refined route: partition $tp s + solve $(cat ref.wall) s, $(json ref.json unknowns) unknowns, $(json ref.json iterations) mg iterations, largest process $(mb "$(rss_max ref.all.rss)") MB"
     fi

@@ -185,10 +185,11 @@ static void write_summary(const params_t *p, const mesh_info_t *mi, int size, co
             "{\n  \"tool\": \"solve\",\n  \"version\": \"%s\",\n  \"ranks\": %d,\n  \"dim\": %d,\n"
             "  \"cells\": {%s},\n  \"unknowns\": %" PRId64
             ",\n  \"fixed\": %" PRId64
-            ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"exchange\": \"%s\",\n"
+            ",\n  \"scheme\": \"%s\",\n  \"precond\": \"%s\",\n  \"fine_operator\": \"%s\",\n  \"exchange\": \"%s\",\n"
             "  \"iterations\": %d,\n  \"converged\": %s,\n  \"residual\": %.17g,\n  \"u_min\": %.17g,\n  "
             "\"u_max\": %.17g,\n",
-            PMESH_VERSION, size, mi->dim, cells, r->unknowns, r->fixed, scheme, precond, exchange, res->iterations,
+            PMESH_VERSION, size, mi->dim, cells, r->unknowns, r->fixed, scheme, precond,
+            p->fine_operator == FINE_MATRIX_FREE ? "matrix-free" : "assembled", exchange, res->iterations,
             r->converged ? "true" : "false", transient ? r->residual_max : res->residual, r->u_min, r->u_max);
     if (transient)
       fprintf(o.fp,
@@ -255,8 +256,9 @@ static void print_report(const params_t *p, const mesh_info_t *mi, int size, con
   const char *exchange = pm_exchange_name((pm_exchange_t)p->exchange);
   double it_avg = r->steps_done ? (double)r->it_total / r->steps_done : 0.0;
   printf("mesh: %dD, cells: %s\n", mi->dim, cells);
-  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s%s, exchange %s%s\n", size,
-         r->unknowns, r->fixed, scheme, precond, p->precond_auto ? " (auto)" : "", exchange,
+  printf("solve: %d ranks, %" PRId64 " unknowns (%" PRId64 " fixed), scheme %s, precond %s%s%s, exchange %s%s\n", size,
+         r->unknowns, r->fixed, scheme, precond, p->precond_auto ? " (auto)" : "",
+         p->fine_operator == FINE_MATRIX_FREE ? ", fine operator matrix-free" : "", exchange,
          p->reproducible ? ", reproducible (exact sums)" : "");
   if (transient) {
     const char *init = p->initial[0] ? p->initial : p->initial_value[0] ? p->initial_value : "0";
@@ -411,6 +413,18 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
   return msg[0] != '\0';
 }
 
+/* --fine-operator auto, the options allowing it (solve_args.c): matrix-free when every cell of
+ * the mesh is a tetrahedron, else assembled.  Collective. */
+static int choose_fine_operator(params_t *p, const pm_partition_t *part) {
+  if (p->fine_operator != FINE_AUTO) return PM_OK;
+  const pm_local_t *l = part->local;
+  int tets = l->has_mesh && l->n_elems > 0 ? 1 : l->has_mesh; /* a rank without elements agrees */
+  for (int32_t e = 0; e < l->n_elems && tets; e++) tets = l->elem_type[e] == 4; /* Gmsh's tetrahedron */
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &tets, 1, MPI_INT, MPI_MIN, part->comm));
+  p->fine_operator = tets ? FINE_MATRIX_FREE : FINE_ASSEMBLED;
+  return PM_OK;
+}
+
 /* --refine: every rank refines its own part (mg keeps the levels), then --dump-local.  Errors
  * agreed. */
 static int refine(const params_t *p, pm_partition_t *part) {
@@ -428,11 +442,11 @@ static int refine(const params_t *p, pm_partition_t *part) {
   /* matrix-free (no fine elements, no fine matrix): CG's and the run's vectors, the marks, the
    * finest cycle level and its P, the levels below; 160 bytes per fine node besides the meshes
    * (measured: 264 in all on the 125k-node bracket refined twice) */
-  if (p->fine_operator)
+  if (p->fine_operator == FINE_MATRIX_FREE)
     PM_CALL(pm_refine_check_run_points(part->comm, part->local, p->refine, keep + 160.0));
   else
     PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
-  if (p->fine_operator) /* the levels and the last level's refinement points: the fine operator's */
+  if (p->fine_operator == FINE_MATRIX_FREE) /* the levels and the last level's refinement points */
     PM_CALL(pm_partition_refine_points(part, p->refine));
   else
     PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
@@ -454,7 +468,7 @@ static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t att
   if (p->dump[0]) o->on_assembled = dump_matrix, o->on_assembled_ctx = (void *)(uintptr_t)p;
   o->release_elements = 1;            /* nothing after the run reads them */
   o->release_coords = !p->dump_u[0]; /* --dump-solution prints them */
-  o->matrix_free = p->fine_operator;
+  o->matrix_free = p->fine_operator == FINE_MATRIX_FREE;
   static char options_text[16384], pc_text[512];
   o->attrs = attrs;
   o->n_attrs = result_attrs(p, options_text, sizeof options_text, pc_text, sizeof pc_text, attrs);
@@ -512,7 +526,7 @@ int main(int argc, char **argv) {
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
   int64_t own_rss[2] = {pm_tool_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
-  if (report(rank, refine(p, part))) goto finish;
+  if (report(rank, choose_fine_operator(p, part)) || report(rank, refine(p, part))) goto finish;
   t_refine = MPI_Wtime() - t_refine;
   own_rss[1] = pm_tool_peak_rss();
   if (p->exchange_test) {

@@ -22,11 +22,17 @@ enum { PRECOND_NONE, PRECOND_JACOBI, PRECOND_AMG, PRECOND_MG, PRECOND_AUTO, PREC
 /* --precond auto: AMG from this many unknowns (after --refine) up, Jacobi below. */
 #define AUTO_AMG_UNKNOWNS 30000
 #define AUTO_AMG_TEXT "30000"
+/* --fine-operator auto: matrix-free from this many unknowns on (where the assembled fine level's
+ * ~500 bytes an unknown start to be gigabytes; below, the exact double-precision operator). */
+#define AUTO_MATRIX_FREE_UNKNOWNS 1000000
 
 enum { MAXBC = 16, NAME_LEN = 128, EXPR_LEN = 512, PATH_LEN = 1024 };
 
 /* Everything rank 0 decides, sent in one broadcast.  Integers, then doubles, then the 64-bit
  * fingerprint, then characters only: solve.c builds its MPI datatype from that layout. */
+/* --fine-operator's choices, in the option table's order. */
+enum { FINE_AUTO, FINE_ASSEMBLED, FINE_MATRIX_FREE };
+
 typedef struct params {
   int status; /* 0 run, 1 error (rank 0 printed it), 2 done (--help, --version) */
   int scheme, precond, exchange, maxit, monitor, exchange_test, nparts, dim, no_output;
@@ -36,7 +42,8 @@ typedef struct params {
   int reproducible; /* --reproducible */
   int refine;       /* --refine K: uniform refinements after loading */
   int mg_coarse;    /* --mg-coarse: pm_mg_coarse_t */
-  int fine_operator; /* --fine-operator: 0 assembled, 1 matrix-free (pm_fine_op.h) */
+  int fine_operator; /* --fine-operator: FINE_AUTO (until solve.c decides, the mesh loaded), FINE_ASSEMBLED,
+                        FINE_MATRIX_FREE (pm_fine_op.h) */
   int precond_auto; /* the preconditioner was chosen by --precond auto */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;

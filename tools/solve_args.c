@@ -15,6 +15,7 @@
 
 #include "pm_tool.h"
 #include "pmesh/pm_error.h"
+#include "pmesh/pm_expr.h"
 #include "pmesh/pm_mg.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
@@ -47,6 +48,17 @@ static const char *const amg_opts[] = {"--amg-threshold", "--amg-smoother",     
                                        "--amg-coarse",    "--amg-rows-per-rank", "--amg-precision"};
 
 /* The rule for options that depend on another: refused without it, naming what it needs. */
+/* Every --conductivity a constant (what the matrix-free operator takes). */
+static int constant_conductivities(const params_t *p) {
+  int all = 1;
+  for (int i = 0; i < p->n_cond && all; i++) {
+    pm_expr_t *ex = NULL;
+    all = pm_expr_create(p->cond_expr[i], &ex) == PM_OK && pm_expr_is_const(ex);
+    pm_expr_destroy(&ex);
+  }
+  return all;
+}
+
 static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
   int set_dt = pm_tool_seen(t, "--dt"), set_every = pm_tool_seen(t, "--every"), set_mass = pm_tool_seen(t, "--mass");
   int set_field = pm_tool_seen(t, "--initial-field"), set_step = pm_tool_seen(t, "--initial-step");
@@ -78,7 +90,7 @@ static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
     return pm_tool_error(tool,
                          "--precond mg needs --refine K with K >= 1: its levels are the partition as loaded and its "
                          "K uniform refinements (on the partition as loaded use --precond amg)");
-  if (p->fine_operator) {
+  if (p->fine_operator != FINE_ASSEMBLED) {
     const char *why = p->refine < 1                    ? "needs --refine K with K >= 1 (it applies the finest level from the one below)"
                       : set_dt                         ? "supports steady runs only, not --dt/--steps"
                       : p->scheme != PM_SCHEME_FEM     ? "supports --scheme fem only"
@@ -87,8 +99,14 @@ static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
                       : p->precond == PRECOND_MG && p->mg_coarse ? "needs --mg-coarse rediscretize (Galerkin products need the fine matrix)"
                       : p->n_neu > 0 || p->n_rob > 0   ? "supports Dirichlet conditions only, not --neumann or --robin"
                                                        : NULL;
-    if (why) return pm_tool_error(tool, "--fine-operator matrix-free %s; or use --fine-operator assembled", why);
-    if (p->precond == PRECOND_AUTO) p->precond = PRECOND_MG;
+    if (p->fine_operator == FINE_AUTO) { /* the size (check_meta) and the cells (solve.c) decide the rest */
+      if (why || p->precond != PRECOND_MG || p->reproducible || p->initial[0] || p->dump_local[0] ||
+          !constant_conductivities(p))
+        p->fine_operator = FINE_ASSEMBLED;
+    } else {
+      if (why) return pm_tool_error(tool, "--fine-operator matrix-free %s; or use --fine-operator assembled", why);
+      if (p->precond == PRECOND_AUTO) p->precond = PRECOND_MG;
+    }
   }
   if (p->initial[0] && p->initial_value[0])
     return pm_tool_error(tool, "--initial and --initial-value exclude each other: give one");
@@ -185,6 +203,11 @@ static int check_meta(const pm_tool_opt_t *t, params_t *p, const pm_meta_t *meta
     return pm_tool_error(tool, "%s has %d parts but the job has %d ranks: run with mpiexec -n %d", p->dir, meta->nparts,
                          nranks, meta->nparts);
   if (check_dim(t, p, meta)) return -1;
+  /* --fine-operator auto: 3D, and large enough for the assembled level's bytes to matter (each
+   * refinement multiplies the unknowns by about 8). */
+  if (p->fine_operator == FINE_AUTO &&
+      (meta->dim != 3 || (double)meta->global_nodes * pow(8.0, p->refine) < AUTO_MATRIX_FREE_UNKNOWNS))
+    p->fine_operator = FINE_ASSEMBLED;
   /* The defaults depend on the dimension, and multigrid's on the dimension too. */
   pm_amg_options_t ao;
   if (p->precond == PRECOND_MG)

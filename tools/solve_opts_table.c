@@ -115,11 +115,13 @@ static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
        "  --mg-coarse rediscretize|galerkin  mg's coarse operators: the problem assembled on\n"
        "                         each coarser mesh (default) or P^T A P (needs --precond mg)\n",
        0},
-      {"--fine-operator", C, &p->fine_operator, 0, 0, "assembled|matrix-free", NULL,
-       "  --fine-operator assembled|matrix-free  the finest level's operator: assembled (default)\n"
-       "                         or applied from the level below without fine elements or matrix\n"
-       "                         (--refine K >= 1, steady FEM on tetrahedra, constant conductivities,\n"
-       "                         Dirichlet conditions; --precond none, jacobi or mg)\n",
+      {"--fine-operator", C, &p->fine_operator, 0, 0, "auto|assembled|matrix-free", NULL,
+       "  --fine-operator auto|assembled|matrix-free  the finest level's operator: assembled, or\n"
+       "                         applied from the level below without fine elements or matrix, its\n"
+       "                         weights in single precision (--refine K >= 1, steady FEM on\n"
+       "                         tetrahedra, constant conductivities, Dirichlet conditions; --precond\n"
+       "                         none, jacobi or mg); auto (default): matrix-free where it applies\n"
+       "                         with --precond mg, from 1M unknowns on and without --reproducible\n",
        0},
   };
   memcpy(t, table, sizeof table);

@@ -73,7 +73,7 @@ void solve_options_text(const params_t *p, char *buf, size_t size) {
   }
   if (p->precond == PRECOND_MG)
     append_opt(buf, size, &used, "--mg-coarse", p->mg_coarse ? "galerkin" : "rediscretize", NULL);
-  if (p->fine_operator) append_opt(buf, size, &used, "--fine-operator", "matrix-free", NULL);
+  if (p->fine_operator == FINE_MATRIX_FREE) append_opt(buf, size, &used, "--fine-operator", "matrix-free", NULL);
   snprintf(num, sizeof num, "%.17g", p->rtol);
   append_opt(buf, size, &used, "--rtol", num, NULL);
   snprintf(num, sizeof num, "%d", p->maxit);
