@@ -1,4 +1,4 @@
-/* pm_h5io.c - the HDF5 plumbing shared by pm_h5.c and pm_h5_view.c (see pm_h5io.h). */
+/* pm_h5io.c - the HDF5 plumbing shared by pm_h5.c, pm_h5_mesh.c and pm_h5_view.c (see pm_h5io.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "pm_h5io.h"
 

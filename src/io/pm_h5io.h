@@ -1,5 +1,5 @@
-/* pm_h5io.h - private: the HDF5 plumbing that pm_h5.c (results, series, restarts) and
- * pm_h5_view.c (partition --view) share.  HDF5 errors as pmesh errors, the watchdog around
+/* pm_h5io.h - private: the HDF5 plumbing that pm_h5.c and pm_h5_mesh.c (results, series,
+ * restarts) and pm_h5_view.c (partition --view) share.  HDF5 errors as pmesh errors, the watchdog around
  * collective HDF5 calls, the phase profile, attributes, datasets written by rows, and the
  * write-behind thread that makes a growing file durable. */
 #ifndef PMESH_PM_H5IO_H
