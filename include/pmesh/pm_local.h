@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "pmesh/pm_export.h"
+#include "pmesh/pm_meta.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,11 @@ enum { PM_LOCAL_ELEM_PLACE = 1, PM_LOCAL_ELEMENTS = 2, PM_LOCAL_COORDS = 4 };
  *  tables stay.  Without its elements the mesh has n_elems 0 and has_mesh 0, and what needs them
  *  (assembly, pm_h5_series_create) refuses it.  Not collective. */
 PM_EXTERN void pm_local_release(pm_local_t *local, int what);
+
+/** Each local element's volume group, as a result's /fields/cell_group gives it a viewer: the
+ *  index in meta's group list of the last of the mesh's groups that holds the element, -1 for
+ *  none.  *groups gets n_elems entries (at least one); free() it.  Not collective. */
+PM_EXTERN int pm_local_element_groups(const pm_local_t *local, const pm_meta_t *meta, int32_t **groups);
 
 /** Write a local mesh to `path` (through a temporary name renamed on success).  Not collective. */
 PM_EXTERN int pm_local_write(const pm_local_t *local, const char *path);

@@ -293,26 +293,6 @@ cleanup:
   return ierr;
 }
 
-/* Each local element's group: the index in the metadata's group list of the last group of the
- * mesh's dimension that holds it, -1 for none, so a viewer can threshold by material.  Not
- * collective. */
-static int element_groups(const pm_local_t *l, const pm_meta_t *m, int32_t **out) {
-  int32_t *g = NULL;
-  PM_CALL(PM_MALLOC(g, l->n_elems > 0 ? l->n_elems : 1, "element groups"));
-  for (int32_t e = 0; e < l->n_elems; e++) g[e] = -1;
-  for (int k = 0; k < l->n_groups; k++) {
-    const pm_local_group_t *lg = &l->groups[k];
-    int idx = -1;
-    for (int j = 0; j < m->n_groups && m->group_name; j++)
-      if (m->group_name[j] && lg->name && strcmp(m->group_name[j], lg->name) == 0) idx = j;
-    if (idx < 0 || !lg->elems) continue;
-    for (int32_t i = 0; i < lg->n_elems; i++)
-      if (lg->elems[i] >= 0 && lg->elems[i] < l->n_elems) g[lg->elems[i]] = idx;
-  }
-  *out = g;
-  return PM_OK;
-}
-
 int pm_h5_write_mesh(pm_h5_series_t *s) {
   const pm_local_t *l = s->local;
   int ierr = PM_OK;
@@ -338,7 +318,7 @@ int pm_h5_write_mesh(pm_h5_series_t *s) {
                                    s->src.e ? &own : NULL, "cell"));
   pm_redist_src_t grp = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_group_get, &s->src, NULL};
   if (!s->src.e) {
-    STEP(s->comm, element_groups(l, s->meta, &groups));
+    STEP(s->comm, pm_local_element_groups(l, s->meta, &groups));
     grp = (pm_redist_src_t){(int)sizeof(int32_t), groups, NULL, NULL, NULL};
   }
   STEP(s->comm, pm_h5_write_rows(s, gf, "/fields", "cell_group", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, s->per,

@@ -65,6 +65,23 @@ void pm_local_destroy(pm_local_t **local) {
   *local = NULL;
 }
 
+int pm_local_element_groups(const pm_local_t *l, const pm_meta_t *m, int32_t **out) {
+  int32_t *g = NULL;
+  PM_CALL(PM_MALLOC(g, l->n_elems > 0 ? l->n_elems : 1, "element groups"));
+  for (int32_t e = 0; e < l->n_elems; e++) g[e] = -1;
+  for (int k = 0; k < l->n_groups; k++) {
+    const pm_local_group_t *lg = &l->groups[k];
+    int idx = -1;
+    for (int j = 0; j < m->n_groups && m->group_name; j++)
+      if (m->group_name[j] && lg->name && strcmp(m->group_name[j], lg->name) == 0) idx = j;
+    if (idx < 0 || !lg->elems) continue;
+    for (int32_t i = 0; i < lg->n_elems; i++)
+      if (lg->elems[i] >= 0 && lg->elems[i] < l->n_elems) g[lg->elems[i]] = idx;
+  }
+  *out = g;
+  return PM_OK;
+}
+
 void pm_local_release(pm_local_t *l, int what) {
   if (!l) return;
   if (what & PM_LOCAL_COORDS) {

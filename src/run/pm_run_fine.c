@@ -40,20 +40,7 @@ static int coarse_groups(const pm_local_t *c, const pm_meta_t *m, int32_t **out)
   for (int k = 0; k < c->n_groups; k++) any |= c->groups[k].elems && c->groups[k].n_elems > 0;
   *out = NULL;
   if (!any) return PM_OK;
-  int32_t *g = NULL;
-  PM_CALL(PM_MALLOC(g, c->n_elems > 0 ? c->n_elems : 1, "coarse element groups"));
-  for (int32_t e = 0; e < c->n_elems; e++) g[e] = -1;
-  for (int k = 0; k < c->n_groups; k++) {
-    const pm_local_group_t *lg = &c->groups[k];
-    int idx = -1;
-    for (int j = 0; j < m->n_groups && m->group_name; j++)
-      if (m->group_name[j] && lg->name && strcmp(m->group_name[j], lg->name) == 0) idx = j;
-    if (idx < 0 || !lg->elems) continue;
-    for (int32_t i = 0; i < lg->n_elems; i++)
-      if (lg->elems[i] >= 0 && lg->elems[i] < c->n_elems) g[lg->elems[i]] = idx;
-  }
-  *out = g;
-  return PM_OK;
+  return pm_local_element_groups(c, m, out);
 }
 
 /* The owned coarse elements, each with all its children's points here.  Not collective. */
