@@ -319,41 +319,6 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
   return pm_element_stiffness_at(r->c, X, k, f, area, K, F);
 }
 
-int pm_element_tet_laplace(const double *const *X, double k, double K[4][4]) {
-  /* geometry() and map3() for a tetrahedron, written out (the Jacobian's columns are the edges
-   * from vertex 0, the gradients the inverse's rows, its entries map3's cofactors) without their
-   * per-call set-up, and with one division instead of nine: the matrix is pm_element_stiffness's
-   * to rounding (the matrix-free product calls this five times per coarse element and product). */
-  double J[3][3];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) J[i][j] = X[j + 1][i] - X[0][i];
-  double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-               J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-  PM_CHECK(det > 0, PM_ERR_FORMAT,
-           "the tetrahedron is inverted or degenerate (Jacobian determinant %g; Gmsh's orientation gives a positive one)",
-           det);
-  const double inv = 1.0 / det;
-  const double i00 = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * inv;
-  const double i01 = (J[2][1] * J[0][2] - J[2][2] * J[0][1]) * inv;
-  const double i02 = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * inv;
-  const double i10 = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * inv;
-  const double i11 = (J[2][2] * J[0][0] - J[2][0] * J[0][2]) * inv;
-  const double i12 = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * inv;
-  const double i20 = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * inv;
-  const double i21 = (J[2][0] * J[0][1] - J[2][1] * J[0][0]) * inv;
-  const double i22 = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * inv;
-  const double g[4][3] = {{-i00 + -i10 + -i20, -i01 + -i11 + -i21, -i02 + -i12 + -i22},
-                          {i00, i01, i02},
-                          {i10, i11, i12},
-                          {i20, i21, i22}};
-  /* stiffness() sums k w over the table's four equal weights, 1/24 each (pm_fine_op.c checks the
-   * table's) */
-  const double w = (1.0 / 24) * det, ks = k * w + k * w + k * w + k * w;
-  for (int a = 0; a < 4; a++)
-    for (int b = a; b < 4; b++) K[a][b] = K[b][a] = ks * (g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2]);
-  return PM_OK;
-}
-
 int pm_element_mass(const pm_local_t *l, int32_t e, double area, double M[PM_ELEMENT_NV][PM_ELEMENT_NV]) {
   const ref_basis_t *r;
   PM_CALL(element_type(l, e, &r));

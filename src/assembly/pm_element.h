@@ -61,9 +61,6 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
 int pm_element_stiffness_at(const pm_cell_t *c, const double *const *X, const pm_expr_t *k, const pm_expr_t *f,
                             double area, double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]);
 
-/** The stiffness of a tetrahedron with the constant conductivity k: pm_element_stiffness's K for
- *  a constant k, without evaluating an expression or a load (the matrix-free product's kernel). */
-int pm_element_tet_laplace(const double *const *X, double k, double K[4][4]);
 
 /** Element mass M[a][b] = integral of phi_a phi_b (times `area` for lines), with the quadrature
  *  of pm_element_stiffness: exact for affine cells (simplices, parallelograms, parallelepipeds,

@@ -32,82 +32,81 @@ typedef struct patch_edge {
  * C E C^T / 8 summed, for each parent edge's matrix E (edge_patch).  Written out so that the
  * product's loops unroll to constants (its weights and points stay in registers); check_patch
  * derives them again from the cell table at create and refuses a table that differs. */
-static const patch_edge_t TET_PATCH[3][PATCH_EDGES] = {
-    {{0, 4, 1, {0}, {0.5}},
-     {0, 6, 1, {1}, {0.5}},
-     {0, 7, 1, {2}, {0.5}},
-     {1, 4, 1, {0}, {0.5}},
-     {1, 5, 1, {3}, {0.5}},
-     {1, 9, 1, {4}, {0.5}},
-     {2, 5, 1, {3}, {0.5}},
-     {2, 6, 1, {1}, {0.5}},
-     {2, 8, 1, {5}, {0.5}},
-     {3, 7, 1, {2}, {0.5}},
-     {3, 8, 1, {5}, {0.5}},
-     {3, 9, 1, {4}, {0.5}},
-     {4, 5, 3, {0,1,5}, {0.5, 1.5, 0.5}},
-     {4, 6, 3, {0,3,5}, {0.5, 1.5, 0.5}},
-     {4, 7, 3, {0,4,5}, {0.5, 1.5, 0.5}},
-     {4, 8, 2, {0,5}, {-1.0, -1.0}},
-     {4, 9, 3, {0,2,5}, {0.5, 1.5, 0.5}},
-     {5, 6, 2, {0,5}, {1.0, -0.5}},
-     {5, 8, 3, {0,4,5}, {0.5, 1.5, 0.5}},
-     {5, 9, 2, {0,5}, {-0.5, 1.0}},
-     {6, 7, 2, {0,5}, {-0.5, 1.0}},
-     {6, 8, 3, {0,2,5}, {0.5, 1.5, 0.5}},
-     {7, 8, 3, {0,1,5}, {0.5, 1.5, 0.5}},
-     {7, 9, 2, {0,5}, {1.0, -0.5}},
-     {8, 9, 3, {0,3,5}, {0.5, 1.5, 0.5}}},
-    {{0, 4, 1, {0}, {0.5}},
-     {0, 6, 1, {1}, {0.5}},
-     {0, 7, 1, {2}, {0.5}},
-     {1, 4, 1, {0}, {0.5}},
-     {1, 5, 1, {3}, {0.5}},
-     {1, 9, 1, {4}, {0.5}},
-     {2, 5, 1, {3}, {0.5}},
-     {2, 6, 1, {1}, {0.5}},
-     {2, 8, 1, {5}, {0.5}},
-     {3, 7, 1, {2}, {0.5}},
-     {3, 8, 1, {5}, {0.5}},
-     {3, 9, 1, {4}, {0.5}},
-     {4, 5, 2, {1,4}, {1.0, -0.5}},
-     {4, 6, 3, {1,3,4}, {0.5, 1.5, 0.5}},
-     {4, 7, 2, {1,4}, {-0.5, 1.0}},
-     {4, 9, 3, {1,2,4}, {0.5, 1.5, 0.5}},
-     {5, 6, 3, {0,1,4}, {1.5, 0.5, 0.5}},
-     {5, 8, 2, {1,4}, {-0.5, 1.0}},
-     {5, 9, 3, {1,4,5}, {0.5, 0.5, 1.5}},
-     {6, 7, 3, {1,4,5}, {0.5, 0.5, 1.5}},
-     {6, 8, 3, {1,2,4}, {0.5, 1.5, 0.5}},
-     {6, 9, 2, {1,4}, {-1.0, -1.0}},
-     {7, 8, 2, {1,4}, {1.0, -0.5}},
-     {7, 9, 3, {0,1,4}, {1.5, 0.5, 0.5}},
-     {8, 9, 3, {1,3,4}, {0.5, 1.5, 0.5}}},
-    {{0, 4, 1, {0}, {0.5}},
-     {0, 6, 1, {1}, {0.5}},
-     {0, 7, 1, {2}, {0.5}},
-     {1, 4, 1, {0}, {0.5}},
-     {1, 5, 1, {3}, {0.5}},
-     {1, 9, 1, {4}, {0.5}},
-     {2, 5, 1, {3}, {0.5}},
-     {2, 6, 1, {1}, {0.5}},
-     {2, 8, 1, {5}, {0.5}},
-     {3, 7, 1, {2}, {0.5}},
-     {3, 8, 1, {5}, {0.5}},
-     {3, 9, 1, {4}, {0.5}},
-     {4, 5, 3, {1,2,3}, {1.5, 0.5, 0.5}},
-     {4, 6, 2, {2,3}, {-0.5, 1.0}},
-     {4, 7, 3, {2,3,4}, {0.5, 0.5, 1.5}},
-     {4, 9, 2, {2,3}, {1.0, -0.5}},
-     {5, 6, 3, {0,2,3}, {1.5, 0.5, 0.5}},
-     {5, 7, 2, {2,3}, {-1.0, -1.0}},
-     {5, 8, 3, {2,3,4}, {0.5, 0.5, 1.5}},
-     {5, 9, 3, {2,3,5}, {0.5, 0.5, 1.5}},
-     {6, 7, 3, {2,3,5}, {0.5, 0.5, 1.5}},
-     {6, 8, 2, {2,3}, {1.0, -0.5}},
-     {7, 8, 3, {1,2,3}, {1.5, 0.5, 0.5}},
-     {7, 9, 3, {0,2,3}, {1.5, 0.5, 0.5}},
-     {8, 9, 2, {2,3}, {-0.5, 1.0}}}};
+static const patch_edge_t TET_PATCH[3][PATCH_EDGES] = {{{0, 4, 1, {0}, {0.5}},
+                                                        {0, 6, 1, {1}, {0.5}},
+                                                        {0, 7, 1, {2}, {0.5}},
+                                                        {1, 4, 1, {0}, {0.5}},
+                                                        {1, 5, 1, {3}, {0.5}},
+                                                        {1, 9, 1, {4}, {0.5}},
+                                                        {2, 5, 1, {3}, {0.5}},
+                                                        {2, 6, 1, {1}, {0.5}},
+                                                        {2, 8, 1, {5}, {0.5}},
+                                                        {3, 7, 1, {2}, {0.5}},
+                                                        {3, 8, 1, {5}, {0.5}},
+                                                        {3, 9, 1, {4}, {0.5}},
+                                                        {4, 5, 3, {0, 1, 5}, {0.5, 1.5, 0.5}},
+                                                        {4, 6, 3, {0, 3, 5}, {0.5, 1.5, 0.5}},
+                                                        {4, 7, 3, {0, 4, 5}, {0.5, 1.5, 0.5}},
+                                                        {4, 8, 2, {0, 5}, {-1.0, -1.0}},
+                                                        {4, 9, 3, {0, 2, 5}, {0.5, 1.5, 0.5}},
+                                                        {5, 6, 2, {0, 5}, {1.0, -0.5}},
+                                                        {5, 8, 3, {0, 4, 5}, {0.5, 1.5, 0.5}},
+                                                        {5, 9, 2, {0, 5}, {-0.5, 1.0}},
+                                                        {6, 7, 2, {0, 5}, {-0.5, 1.0}},
+                                                        {6, 8, 3, {0, 2, 5}, {0.5, 1.5, 0.5}},
+                                                        {7, 8, 3, {0, 1, 5}, {0.5, 1.5, 0.5}},
+                                                        {7, 9, 2, {0, 5}, {1.0, -0.5}},
+                                                        {8, 9, 3, {0, 3, 5}, {0.5, 1.5, 0.5}}},
+                                                       {{0, 4, 1, {0}, {0.5}},
+                                                        {0, 6, 1, {1}, {0.5}},
+                                                        {0, 7, 1, {2}, {0.5}},
+                                                        {1, 4, 1, {0}, {0.5}},
+                                                        {1, 5, 1, {3}, {0.5}},
+                                                        {1, 9, 1, {4}, {0.5}},
+                                                        {2, 5, 1, {3}, {0.5}},
+                                                        {2, 6, 1, {1}, {0.5}},
+                                                        {2, 8, 1, {5}, {0.5}},
+                                                        {3, 7, 1, {2}, {0.5}},
+                                                        {3, 8, 1, {5}, {0.5}},
+                                                        {3, 9, 1, {4}, {0.5}},
+                                                        {4, 5, 2, {1, 4}, {1.0, -0.5}},
+                                                        {4, 6, 3, {1, 3, 4}, {0.5, 1.5, 0.5}},
+                                                        {4, 7, 2, {1, 4}, {-0.5, 1.0}},
+                                                        {4, 9, 3, {1, 2, 4}, {0.5, 1.5, 0.5}},
+                                                        {5, 6, 3, {0, 1, 4}, {1.5, 0.5, 0.5}},
+                                                        {5, 8, 2, {1, 4}, {-0.5, 1.0}},
+                                                        {5, 9, 3, {1, 4, 5}, {0.5, 0.5, 1.5}},
+                                                        {6, 7, 3, {1, 4, 5}, {0.5, 0.5, 1.5}},
+                                                        {6, 8, 3, {1, 2, 4}, {0.5, 1.5, 0.5}},
+                                                        {6, 9, 2, {1, 4}, {-1.0, -1.0}},
+                                                        {7, 8, 2, {1, 4}, {1.0, -0.5}},
+                                                        {7, 9, 3, {0, 1, 4}, {1.5, 0.5, 0.5}},
+                                                        {8, 9, 3, {1, 3, 4}, {0.5, 1.5, 0.5}}},
+                                                       {{0, 4, 1, {0}, {0.5}},
+                                                        {0, 6, 1, {1}, {0.5}},
+                                                        {0, 7, 1, {2}, {0.5}},
+                                                        {1, 4, 1, {0}, {0.5}},
+                                                        {1, 5, 1, {3}, {0.5}},
+                                                        {1, 9, 1, {4}, {0.5}},
+                                                        {2, 5, 1, {3}, {0.5}},
+                                                        {2, 6, 1, {1}, {0.5}},
+                                                        {2, 8, 1, {5}, {0.5}},
+                                                        {3, 7, 1, {2}, {0.5}},
+                                                        {3, 8, 1, {5}, {0.5}},
+                                                        {3, 9, 1, {4}, {0.5}},
+                                                        {4, 5, 3, {1, 2, 3}, {1.5, 0.5, 0.5}},
+                                                        {4, 6, 2, {2, 3}, {-0.5, 1.0}},
+                                                        {4, 7, 3, {2, 3, 4}, {0.5, 0.5, 1.5}},
+                                                        {4, 9, 2, {2, 3}, {1.0, -0.5}},
+                                                        {5, 6, 3, {0, 2, 3}, {1.5, 0.5, 0.5}},
+                                                        {5, 7, 2, {2, 3}, {-1.0, -1.0}},
+                                                        {5, 8, 3, {2, 3, 4}, {0.5, 0.5, 1.5}},
+                                                        {5, 9, 3, {2, 3, 5}, {0.5, 0.5, 1.5}},
+                                                        {6, 7, 3, {2, 3, 5}, {0.5, 0.5, 1.5}},
+                                                        {6, 8, 2, {2, 3}, {1.0, -0.5}},
+                                                        {7, 8, 3, {1, 2, 3}, {1.5, 0.5, 0.5}},
+                                                        {7, 9, 3, {0, 2, 3}, {1.5, 0.5, 0.5}},
+                                                        {8, 9, 2, {2, 3}, {-0.5, 1.0}}}};
 
 /* The parent's six edges (i < k) in the order of w. */
 static const int8_t PARENT_EDGE[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
@@ -161,7 +160,7 @@ static inline void element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]
  * edges e_j = X_j - X_0 and the scaled face normals n_1 = e_2 x e_3, n_2 = e_3 x e_1,
  * n_3 = e_1 x e_2, n_0 = -(n_1 + n_2 + n_3), the gradients are n_a / det and
  * K(a, b) = k n_a . n_b / (6 det), det = e_1 . n_1 (pm_element_stiffness's matrix to rounding,
- * written out here so that it inlines into the product's loop).  0 unless det > 0. */
+ * without its quadrature and cofactors).  0 unless det > 0. */
 static inline int parent_weights(const double *X0, const double *X1, const double *X2, const double *X3, double k,
                                  double w[6]) {
   double e1[3], e2[3], e3[3], n[4][3];
@@ -204,7 +203,14 @@ static int make_weights(pm_fine_t *F) {
              "element %lld: the tetrahedron is inverted or degenerate (Gmsh's orientation gives a positive Jacobian "
              "determinant)",
              (long long)c->elem_gid[e]);
-    for (int j = 0; j < 6; j++) F->w[6 * (int64_t)e + j] = (float)w[j];
+    for (int j = 0; j < 6; j++) {
+      float f = (float)w[j];
+      PM_CHECK(isfinite(f) && (f != 0 || w[j] == 0), PM_ERR_ARG,
+               "element %lld: an edge weight %g of its matrix (conductivity %g) is outside single precision's range; "
+               "use --fine-operator assembled (or coordinates in other units)",
+               (long long)c->elem_gid[e], w[j], k_of(F, e));
+      F->w[6 * (int64_t)e + j] = f;
+    }
   }
   free(F->k);
   F->k = NULL;
@@ -249,9 +255,15 @@ static ALWAYS_INLINE void patch_diagonal(const patch_edge_t *T, const double w[6
  * table a constant the compiler folds in. */
 static inline void patch(int v, int diag, const double w[6], const double xv[10], double yv[10]) {
   switch (v) {
-  case 0: diag ? patch_diagonal(TET_PATCH[0], w, yv) : patch_apply(TET_PATCH[0], w, xv, yv); break;
-  case 1: diag ? patch_diagonal(TET_PATCH[1], w, yv) : patch_apply(TET_PATCH[1], w, xv, yv); break;
-  default: diag ? patch_diagonal(TET_PATCH[2], w, yv) : patch_apply(TET_PATCH[2], w, xv, yv); break;
+    case 0:
+      diag ? patch_diagonal(TET_PATCH[0], w, yv) : patch_apply(TET_PATCH[0], w, xv, yv);
+      break;
+    case 1:
+      diag ? patch_diagonal(TET_PATCH[1], w, yv) : patch_apply(TET_PATCH[1], w, xv, yv);
+      break;
+    default:
+      diag ? patch_diagonal(TET_PATCH[2], w, yv) : patch_apply(TET_PATCH[2], w, xv, yv);
+      break;
   }
 }
 
@@ -406,8 +418,8 @@ cleanup:
 static int supported(const pm_fine_t *F) {
   const pm_problem_t *pr = F->prob;
   const char *opt = "--fine-operator matrix-free";
-  PM_CHECK(pr->scheme == PM_SCHEME_FEM, PM_ERR_UNSUPPORTED, "%s: only the FEM scheme (not %s); use --fine-operator assembled",
-           opt, pm_scheme_name(pr->scheme));
+  PM_CHECK(pr->scheme == PM_SCHEME_FEM, PM_ERR_UNSUPPORTED,
+           "%s: only the FEM scheme (not %s); use --fine-operator assembled", opt, pm_scheme_name(pr->scheme));
   PM_CHECK(pr->neumann.n == 0 && pr->robin_h.n == 0, PM_ERR_UNSUPPORTED,
            "%s: %s conditions are not supported (only Dirichlet ones); use --fine-operator assembled", opt,
            pr->neumann.n ? "Neumann" : "Robin");
@@ -416,16 +428,16 @@ static int supported(const pm_fine_t *F) {
   for (int32_t e = 0; e < F->c->n_elems; e++)
     PM_CHECK(F->c->elem_type[e] == TET, PM_ERR_UNSUPPORTED,
              "%s: element %lld is a %s: only tetrahedral meshes are supported; use --fine-operator assembled", opt,
-             (long long)F->c->elem_gid[e], pm_cell_gmsh(F->c->elem_type[e]) ? pm_cell_gmsh(F->c->elem_type[e])->name : "?");
+             (long long)F->c->elem_gid[e],
+             pm_cell_gmsh(F->c->elem_type[e]) ? pm_cell_gmsh(F->c->elem_type[e])->name : "?");
   return PM_OK;
 }
 
-/* The table's tetrahedron as edge_tables and pm_element_tet_laplace read it: ten refinement
- * points, each a vertex or the mean of two, eight children, four quadrature weights of 1/24. */
+/* The table's tetrahedron as check_patch and element_points read it: ten refinement
+ * points (its four vertices first), each a vertex or the mean of two, eight children. */
 static int tet_template(pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
-  int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4 && t->n_qp == 4; /* pm_element_tet_laplace's */
-  for (int q = 0; ok && q < 4; q++) ok = t->qw[q] == 1.0 / 24;
+  int ok = t->n_refined == 10 && t->n_children == 8 && t->n_fixed == 4 && t->n_verts == 4;
   for (int k = 0; ok && k < 10; k++) {
     int8_t p[PM_CELL_MAX_VERTS];
     int np = pm_cell_refined_parents(t, k, p);
@@ -504,7 +516,8 @@ static int edge_patch(const pm_fine_t *F, const pm_cell_t *t, int v, int c, doub
  * (edge_patch), to 1e-12.  Local. */
 static int check_patch(const pm_fine_t *F) {
   const pm_cell_t *t = pm_cell_gmsh(TET);
-  PM_CHECK(t->n_variants == 3, PM_ERR_INCONSISTENT, "the cell table's tetrahedron has %d variants, not 3", t->n_variants);
+  PM_CHECK(t->n_variants == 3, PM_ERR_INCONSISTENT, "the cell table's tetrahedron has %d variants, not 3",
+           t->n_variants);
   for (int v = 0; v < t->n_variants; v++) {
     double P[6][10][10];
     for (int c = 0; c < 6; c++) PM_CALL(edge_patch(F, t, v, c, P[c]));
