@@ -91,17 +91,20 @@ static int check_combinations(const pm_tool_opt_t *t, params_t *p) {
                          "--precond mg needs --refine K with K >= 1: its levels are the partition as loaded and its "
                          "K uniform refinements (on the partition as loaded use --precond amg)");
   if (p->fine_operator != FINE_ASSEMBLED) {
-    const char *why = p->refine < 1                    ? "needs --refine K with K >= 1 (it applies the finest level from the one below)"
-                      : set_dt                         ? "supports steady runs only, not --dt/--steps"
-                      : p->scheme != PM_SCHEME_FEM     ? "supports --scheme fem only"
-                      : p->precond == PRECOND_AMG      ? "has no matrix entries for --precond amg: use --precond mg or jacobi"
-                      : p->dump[0]                     ? "has no assembled matrix for --dump"
-                      : p->precond == PRECOND_MG && p->mg_coarse ? "needs --mg-coarse rediscretize (Galerkin products need the fine matrix)"
-                      : p->n_neu > 0 || p->n_rob > 0   ? "supports Dirichlet conditions only, not --neumann or --robin"
-                                                       : NULL;
+    const char *why =
+        p->refine < 1                ? "needs --refine K with K >= 1 (it applies the finest level from the one below)"
+        : set_dt                     ? "supports steady runs only, not --dt/--steps"
+        : p->scheme != PM_SCHEME_FEM ? "supports --scheme fem only"
+        : p->precond == PRECOND_AMG  ? "has no matrix entries for --precond amg: use --precond mg or jacobi"
+        : p->dump[0]                 ? "has no assembled matrix for --dump"
+        : p->precond == PRECOND_MG && p->mg_coarse
+            ? "needs --mg-coarse rediscretize (Galerkin products need the fine matrix)"
+        : p->n_neu > 0 || p->n_rob > 0 ? "supports Dirichlet conditions only, not --neumann or --robin"
+        : p->initial[0]
+            ? "does not start from --initial FILE (its finest level has no elements to check the file's mesh against)"
+            : NULL;
     if (p->fine_operator == FINE_AUTO) { /* the size (check_meta) and the cells (solve.c) decide the rest */
-      if (why || p->precond != PRECOND_MG || p->reproducible || p->initial[0] || p->dump_local[0] ||
-          !constant_conductivities(p))
+      if (why || p->precond != PRECOND_MG || p->reproducible || p->dump_local[0] || !constant_conductivities(p))
         p->fine_operator = FINE_ASSEMBLED;
     } else {
       if (why) return pm_tool_error(tool, "--fine-operator matrix-free %s; or use --fine-operator assembled", why);
@@ -268,4 +271,3 @@ void solve_amg_options(const params_t *p, pm_amg_options_t *o) {
   o->rows_per_rank = p->amg_rows_per_rank;
   o->precision = (pm_amg_precision_t)p->amg_precision;
 }
-

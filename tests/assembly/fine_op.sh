@@ -9,7 +9,7 @@
 #  (b) the Gmsh tet_hole mesh with two Dirichlet groups, a source and a conductivity per volume
 #      group, mg, K = 1: the same iterations within 1 and the same solution;
 #  (c) refusals naming the option and the reason: hexahedra, a conductivity in x, a transient
-#      run, --precond amg, no --refine, Neumann conditions.
+#      run, --precond amg, no --refine, Neumann conditions, --initial.
 . "$PMESH_TESTS/common/work.sh"
 json() { sed -n "s/.*\"$1\": \([^,]*\),.*/\1/p" "$2"; }
 # The largest difference of u between two --dump-solution prefixes (joined by global id).
@@ -95,4 +95,6 @@ refuse transient "steady" 2 p2 --refine 1 --dt 0.1 --steps 2 --fine-operator mat
 refuse amg "precond amg" 2 p2 --refine 1 --precond amg --fine-operator matrix-free
 refuse "no refinement" "refine" 2 p2 --fine-operator matrix-free
 refuse neumann "neumann" 2 p2 --refine 1 --dirichlet xmin=0 --neumann xmax=1 --fine-operator matrix-free
+"$MPIEXEC" -n 2 "$SOLVE" -p p2 --refine 1 -o start.h5 > start.out 2>&1 || fail "(c) solve -o start.h5: $(cat start.out)"
+refuse "--initial" "initial" 2 p2 --refine 1 --precond mg --initial start.h5 --fine-operator matrix-free
 echo "fine_op: OK"
