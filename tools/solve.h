@@ -5,13 +5,16 @@
 #ifndef PMESH_TOOLS_SOLVE_H
 #define PMESH_TOOLS_SOLVE_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pm_tool.h"
 #include "pmesh/pm_amg.h"
+#include "pmesh/pm_cell.h"
 #include "pmesh/pm_meta.h"
 #include "pmesh/pm_problem.h"
+#include "pmesh/pm_run.h"
 
 static const char *const tool = "solve";
 
@@ -39,12 +42,12 @@ typedef struct params {
   int n_source, n_cond, n_dir, n_neu, n_rob;
   int steps, every, mass, initial_step; /* steps 0: steady; mass: pm_mass_t; initial_step -1: last */
   int amg_smoother, amg_sweeps, amg_levels, amg_coarse, amg_rows_per_rank, amg_precision;
-  int reproducible; /* --reproducible */
-  int refine;       /* --refine K: uniform refinements after loading */
-  int mg_coarse;    /* --mg-coarse: pm_mg_coarse_t */
+  int reproducible;  /* --reproducible */
+  int refine;        /* --refine K: uniform refinements after loading */
+  int mg_coarse;     /* --mg-coarse: pm_mg_coarse_t */
   int fine_operator; /* --fine-operator: FINE_AUTO (until solve.c decides, the mesh loaded), FINE_ASSEMBLED,
                         FINE_MATRIX_FREE (pm_fine_op.h) */
-  int precond_auto; /* the preconditioner was chosen by --precond auto */
+  int precond_auto;  /* the preconditioner was chosen by --precond auto */
   double rtol, area, dt, amg_threshold;
   uint64_t fingerprint;
   char dir[PATH_LEN], out_h5[PATH_LEN], out_xmf[PATH_LEN], summary[PATH_LEN], dump[PATH_LEN], dump_u[PATH_LEN];
@@ -83,5 +86,22 @@ int solve_opt_robin(void *ctx, const char *opt, const char *v);
 int solve_apply_defaults(const pm_tool_opt_t *t, params_t *p, const char *control, const pm_meta_t *meta);
 /** The problem against the metadata (groups, dimensions, scheme) and every expression. */
 int solve_check_problem(params_t *p, const pm_meta_t *meta);
+
+/* The report (solve_report.c). */
+/* Peak resident memory at the end of each stage: solve's own (load, refine), then the run's. */
+enum { RSS_LOAD, RSS_REFINE, RSS_RUN, RSS_STAGES = RSS_RUN + PM_RUN_STAGES };
+
+/* The mesh as the report tells it: its dimension and its cells per type (each counted once, by
+ * its owner rank). */
+typedef struct mesh_info {
+  int dim;
+  int64_t cells[PM_CELL_NTYPES];
+} mesh_info_t;
+/** Rank 0 gets the peak resident memory of every stage: the largest rank's (rss[0]) and the sum
+ *  (rss[1]); own: this rank's at the end of load and refine.  Collective. */
+int solve_rss_reduce(MPI_Comm comm, const int64_t *own, const pm_run_result_t *r, int64_t rss[2][RSS_STAGES]);
+/** Rank 0: the report on standard output, the --summary file, and why a run failed. */
+void solve_print_report(const params_t *p, const mesh_info_t *mi, int size, const pm_run_result_t *r, const pm_pc_t *pc,
+                        double t_load, double t_refine, double t_total, int64_t rss[2][RSS_STAGES]);
 
 #endif

@@ -223,15 +223,21 @@ static inline void element_weights(const pm_fine_t *F, int32_t e, double w[6]) {
   for (int j = 0; j < 6; j++) w[j] = pw[j];
 }
 
+/* Edge E's weight from the parent's six. */
+static ALWAYS_INLINE double edge_weight(const patch_edge_t *E, const double w[6]) {
+  double W = E->f[0] * w[E->c[0]];
+#pragma GCC unroll 2
+  for (int q = 1; q < E->n; q++) W += E->f[q] * w[E->c[q]];
+  return W;
+}
+
 /* yv = the patch's matrix times xv, for variant table T: per edge, its weight times the
  * difference of its ends, added to one end and taken from the other. */
 static ALWAYS_INLINE void patch_apply(const patch_edge_t *T, const double w[6], const double xv[10], double yv[10]) {
   for (int a = 0; a < 10; a++) yv[a] = 0;
 #pragma GCC unroll 25
   for (int j = 0; j < PATCH_EDGES; j++) {
-    double W = T[j].f[0] * w[T[j].c[0]];
-#pragma GCC unroll 2
-    for (int q = 1; q < T[j].n; q++) W += T[j].f[q] * w[T[j].c[q]];
+    double W = edge_weight(&T[j], w);
     double d = W * (xv[T[j].a] - xv[T[j].b]);
     yv[T[j].a] += d;
     yv[T[j].b] -= d;
@@ -243,9 +249,7 @@ static ALWAYS_INLINE void patch_diagonal(const patch_edge_t *T, const double w[6
   for (int a = 0; a < 10; a++) dv[a] = 0;
 #pragma GCC unroll 25
   for (int j = 0; j < PATCH_EDGES; j++) {
-    double W = T[j].f[0] * w[T[j].c[0]];
-#pragma GCC unroll 2
-    for (int q = 1; q < T[j].n; q++) W += T[j].f[q] * w[T[j].c[q]];
+    double W = edge_weight(&T[j], w);
     dv[T[j].a] += W;
     dv[T[j].b] += W;
   }
