@@ -3,6 +3,9 @@
 #include "pm_util.h"
 
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -102,6 +105,12 @@ int64_t pm_peak_rss(void) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
   return (int64_t)ru.ru_maxrss * 1024; /* Linux: kilobytes */
+}
+
+void pm_release_free_memory(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 int pm_strdup(const char *s, char **out) {

@@ -18,6 +18,10 @@ int64_t pm_unique_i64(int64_t *v, int64_t n);
 double pm_wtime(void);
 /** Peak resident set size of this process so far, in bytes (0 if unknown). */
 int64_t pm_peak_rss(void);
+/** Hand the pages the allocator holds free back to the system (glibc's malloc_trim; nothing
+ *  elsewhere): between the stages of a run, so that one stage's freed temporaries do not stay in
+ *  the next stage's peak. */
+void pm_release_free_memory(void);
 /** Duplicate a string (PM_ERR_MEMORY on failure). */
 int pm_strdup(const char *s, char **out);
 

@@ -161,8 +161,10 @@ const char *pm_run_stage_name(pm_run_stage_t stage) {
 }
 
 /* The process's peak so far into res->peak_rss[stage] and, when a stage was skipped, into the
- * stages before it that are still 0 (the peaks stay monotonic). */
+ * stages before it that are still 0 (the peaks stay monotonic).  The pages the stage freed go
+ * back to the system here, once, rather than at every free (see tools/solve.c's mallopt). */
 static void mark(pm_run_result_t *res, pm_run_stage_t stage) {
+  pm_release_free_memory();
   int64_t peak = pm_peak_rss();
   res->peak_rss[stage] = peak;
   for (int s = stage - 1; s >= 0 && res->peak_rss[s] == 0; s--) res->peak_rss[s] = peak;
