@@ -1,8 +1,5 @@
-/* pm_mesh_boundary.c - the global mesh's derived faces and cell checks: the derived group
- * "boundary" (the facets of exactly one cell, outward, from the cell table) and the refusal of
- * inverted or degenerate volume cells. */
-#include <math.h>
-#include <stdio.h>
+/* pm_mesh_boundary.c - the global mesh's derived faces: the derived group "boundary" (the facets
+ * of exactly one cell, outward, from the cell table). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,62 +302,5 @@ int pm_mesh_add_boundary(pm_mesh_t *m) {
   grp->n_faces = nb;
   PM_CALL(pm_sort_i64(grp->nodes, grp->n_nodes));
   grp->n_nodes = pm_unique_i64(grp->nodes, grp->n_nodes);
-  return PM_OK;
-}
-
-
-/* The Jacobian determinant of cell e (table entry c) at reference point xi. */
-static double cell_det(const pm_mesh_t *m, int64_t e, const pm_cell_t *c, const double xi[3]) {
-  double n[PM_CELL_MAX_VERTS], dn[PM_CELL_MAX_VERTS][3], J[3][3] = {{0}};
-  pm_cell_basis(c, xi, n, dn);
-  for (int i = 0; i < c->n_verts; i++) {
-    const double *x = m->xyz + 3 * m->elem_node[m->elem_ptr[e] + i];
-    for (int d = 0; d < 3; d++)
-      for (int r = 0; r < 3; r++) J[d][r] += x[d] * dn[i][r];
-  }
-  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-}
-
-/* The cube of cell e's bounding-box diagonal: the scale a determinant is compared with. */
-static double cell_scale3(const pm_mesh_t *m, int64_t e) {
-  double lo[3], hi[3];
-  const double *x0 = m->xyz + 3 * m->elem_node[m->elem_ptr[e]];
-  for (int d = 0; d < 3; d++) lo[d] = hi[d] = x0[d];
-  for (int64_t k = m->elem_ptr[e] + 1; k < m->elem_ptr[e + 1]; k++)
-    for (int d = 0; d < 3; d++) {
-      double x = m->xyz[3 * m->elem_node[k] + d];
-      lo[d] = x < lo[d] ? x : lo[d];
-      hi[d] = x > hi[d] ? x : hi[d];
-    }
-  double h2 = 0;
-  for (int d = 0; d < 3; d++) h2 += (hi[d] - lo[d]) * (hi[d] - lo[d]);
-  return h2 * sqrt(h2);
-}
-
-int pm_mesh_check_cells(const pm_mesh_t *m) {
-  if (m->dim != 3) return PM_OK;
-  for (int64_t e = 0; e < m->n_elems; e++) {
-    const pm_cell_t *c = pm_cell_gmsh(m->elem_type[e]);
-    /* A simplex's Jacobian is constant; other cells are checked at every corner, where a
-     * trilinear map folds first. */
-    int simplex = c->n_verts == c->dim + 1, nv = simplex ? 1 : c->n_verts;
-    double tol = 1e-12 * cell_scale3(m, e);
-    for (int v = 0; v < nv; v++) {
-      double det = cell_det(m, e, c, c->vert[v]);
-      if (det > tol) continue;
-      PM_CHECK(!simplex, PM_ERR_FORMAT,
-                "element %lld (a %s) is inverted or degenerate: its volume is %g; Gmsh orients volume cells "
-                "positively (a tetrahedron's nodes 1, 2, 3 counter-clockwise seen from node 4), so its files never "
-                "hold such a cell",
-                (long long)m->elem_gid[e], c->name, det * c->measure);
-      PM_CHECK(0, PM_ERR_FORMAT,
-              "element %lld (a %s) is inverted or degenerate: its Jacobian determinant is %g at its node %d "
-              "(tag %lld); Gmsh orients volume cells positively (the determinant > 0 at every corner), so its "
-              "files never hold such a cell",
-              (long long)m->elem_gid[e], c->name, det, v + 1,
-              (long long)m->node_gid[m->elem_node[m->elem_ptr[e] + v]]);
-    }
-  }
   return PM_OK;
 }
