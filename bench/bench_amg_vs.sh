@@ -5,7 +5,10 @@
 # of NX^2 nodes (`--scheme fdm5`).  Time to ||r||/||b|| <= 1e-8 from a zero guess, set-up +
 # solve; the three solvers interleaved in every repetition; medians of REPEATS.
 #   sh bench/bench_amg_vs.sh BUILD_DIR [REPEATS] [CASES] [NPS]
-# CASES: box<NX> and grid<NX> (default "box100 grid1000"); NPS: default 2.
+# CASES: box<NX> and grid<NX> (default "box100 grid1000"), and bracket<H>: P1 tetrahedra of
+# meshes/bracket.geo meshed by Gmsh at size H (0.5: ~1M nodes), bolts at 0, load at 1, the
+# matrix and right-hand side pmesh assembles, written once with `solve --dump-matrix` and read by
+# PETSc (petsc_cg -matrix) on the same partition; NPS: default 2.
 # PETSc: apt-get install petsc-dev (OpenMPI; built here with mpicc.openmpi, never linked into pmesh).
 set -eu
 build=$(cd "$1" && pwd); reps=${2:-3}; cases=${3:-box100 grid1000}; nps=${4:-2}
@@ -24,19 +27,25 @@ for c in $cases; do
       [ -f $msh ] || "$build/meshgen" box $nx $nx $nx 1 1 1 -o $msh > /dev/null ;;
     grid*) nx=${c#grid}; msh=$c.msh; scheme=fdm5; dim=2
       [ -f $msh ] || "$build/meshgen" grid $nx $nx 1 1 -o $msh > /dev/null ;;
+    bracket*) h=${c#bracket}; msh=$c.msh; scheme=fem; dim=3; nx=0
+      [ -f $msh ] || gmsh -3 "$here/../meshes/bracket.geo" -setnumber h $h -format msh41 -bin -o $msh > /dev/null ;;
     *) echo "bench_amg_vs: no case $c"; exit 1 ;;
   esac
+  prob="--scheme $scheme"; mat="-n $nx -dim $dim"
+  case $c in bracket*) prob="--dirichlet bolts=0 --dirichlet load=1"; mat="-matrix $c.$np.rows";; esac
   for np in $nps; do
     [ -d $c.$np ] || "$build/partition" $msh $np --halo edge -o $c.$np --quiet
+    case $c in bracket*) [ -f $c.$np.rows.0 ] || mpiexec.mpich -n $np "$build/solve" -p $c.$np $prob --precond jacobi \
+      --maxit 1 --rtol 0 --no-output --dump-matrix $c.$np.rows > /dev/null;; esac
     for f in a.it a.set a.tot g.it g.set g.tot h.it h.set h.tot; do : > $c.$np.$f; done
     for r in $(seq $reps); do
-      mpiexec.mpich -n $np "$build/solve" -p $c.$np --scheme $scheme --precond amg --no-output --summary s.json > o.amg
+      mpiexec.mpich -n $np "$build/solve" -p $c.$np $prob --precond amg --no-output --summary s.json > o.amg
       sed -n 's/^  "iterations": \([0-9]*\),/\1/p' s.json >> $c.$np.a.it
       sed -n '/"seconds"/s/.*"solve": \([0-9.e+-]*\), "solver_setup": \([0-9.e+-]*\).*/\2/p' s.json >> $c.$np.a.set
       sed -n '/"seconds"/s/.*"solve": \([0-9.e+-]*\),.*/\1/p' s.json >> $c.$np.a.tot
       for k in g h; do
         opt=-gamg; [ $k = h ] && opt=-hypre
-        mpiexec.openmpi --allow-run-as-root -n $np ./petsc_cg -n $nx -dim $dim $opt > o.$k
+        mpiexec.openmpi --allow-run-as-root -n $np ./petsc_cg $mat $opt > o.$k
         grep -q "(converged)" o.$k || { cat o.$k; echo "bench_amg_vs: PETSc did not converge"; exit 1; }
         sed -n 's/.*, \([0-9]*\) iterations.*/\1/p' o.$k >> $c.$np.$k.it
         sed -n 's/.*setup \([0-9.]*\) s.*/\1/p' o.$k >> $c.$np.$k.set
