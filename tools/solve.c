@@ -317,9 +317,9 @@ int main(int argc, char **argv) {
   /* glibc raises its mmap threshold to the size of each large block freed, so a run's first large
    * blocks are mapped and returned at free, its later ones not.  A fixed threshold at glibc's
    * ceiling (32 MB) keeps temporaries below it in the heap, whose pages are reused without a page
-   * fault each: with 128 kB, every AMG set-up temporary was mapped afresh and the 2D set-up took
-   * 1.6x as long.  The run hands the heap's free pages back between its stages (pm_run), which
-   * keeps a refined run's peak where the small threshold had it. */
+   * fault each (with 128 kB every AMG set-up temporary was mapped afresh: docs/benchmarks.md, "The
+   * allocator's threshold").  The run hands the heap's free pages back between its stages
+   * (pm_run), which keeps a refined run's peak where the small threshold had it. */
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
 #endif
   int provided = 0; /* pm_h5's helper threads make no MPI call: FUNNELED (see pm_h5.h); with less
