@@ -3,7 +3,7 @@
  *   partition MESH NPARTS [-o DIR] [--method metis|metis-rb|rcb|file:PATH] [--halo element|edge]
  *             [--order none|hilbert] [--seed N] [--ufactor N] [--summary FILE.json] [--view FILE.h5]
  *             [--quiet]
- *   partition --check DIR
+ *   partition --check DIR [DIR...]
  *
  * Reads the mesh, builds the node graph, partitions it, builds and writes one local mesh per
  * rank plus DIR/partition.meta, then reports sizes, edge cut, imbalance and per-stage time and
@@ -39,7 +39,7 @@ enum { AUTO_HILBERT_NODES = 50000 };
 static void usage(FILE *fp) {
   fprintf(fp,
           "usage: partition MESH NPARTS [options]\n"
-          "       partition --check DIR\n"
+          "       partition --check DIR [DIR...]\n"
           "\n"
           "Split a Gmsh mesh (MSH 2.2 or 4.1, ASCII or binary; lines, triangles, quadrangles,\n"
           "tetrahedra, hexahedra and prisms) into NPARTS local meshes in the lecture's format\n"
@@ -65,7 +65,7 @@ static void usage(FILE *fp) {
           "                      element as HDF5 + XDMF (FILE.xmf beside it; open it in ParaView)\n"
           "  --write-graph FILE  also write the node graph in METIS's format (for gpmetis)\n"
           "  --quiet             no report on stdout\n"
-          "  --check DIR         validate a partition directory and exit\n"
+          "  --check DIR [DIR...] validate partition directories and exit\n"
           "  --help, --version\n",
           PM_DEFAULT_PART_DIR, AUTO_HILBERT_NODES);
 }
@@ -134,6 +134,8 @@ static int parse_args(int argc, char **argv, args_t *o) {
       if (set_value_option(o, a, argv[++i])) return -1;
     } else if (a[0] == '-' && a[1] != '\0') {
       return pm_tool_error(tool, "unknown option '%s' (see partition --help)", a);
+    } else if (o->check_dir && o->npos == 0) {
+      o->nchecks++;
     } else if (o->npos == 0) {
       o->mesh_path = a;
       o->npos++;
@@ -339,12 +341,21 @@ static int stage_meta_commit(work_t *w) {
 }
 
 int main(int argc, char **argv) {
-  args_t a = {NULL, PM_DEFAULT_PART_DIR, "metis", "element", "auto", NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+  args_t a = {NULL, PM_DEFAULT_PART_DIR, "metis", "element", "auto", NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0};
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
   if (a.check_dir) {
     if (a.npos) return pm_tool_error(tool, "--check DIR takes no mesh or part count"), EXIT_FAILURE;
-    return run_check(a.check_dir);
+    rc = run_check(a.check_dir);
+    /* More directories: the arguments that are neither options nor their values (one process for
+     * many checks: the tests validate hundreds of partitions). */
+    for (int i = 1; i < argc && a.nchecks; i++) {
+      if (is_value_option(argv[i]))
+        i++;
+      else if (argv[i][0] != '-' || argv[i][1] == '\0')
+        rc = run_check(argv[i]) != EXIT_SUCCESS ? EXIT_FAILURE : rc;
+    }
+    return rc;
   }
   if (a.npos != 2) return pm_tool_error(tool, "expected MESH and NPARTS (see partition --help)"), EXIT_FAILURE;
   work_t w;

@@ -16,7 +16,7 @@
 typedef struct args {
   const char *mesh_path, *outdir, *method_s, *halo_s, *order_s, *summary, *check_dir, *view, *graph_out;
   int64_t nparts, seed, ufactor;
-  int quiet, npos;
+  int quiet, npos, nchecks; /* nchecks: directories after --check's (more to validate) */
 } args_t;
 
 typedef struct stage {

@@ -2,7 +2,11 @@
 """check_h5.py - an independent reader of pmesh's HDF5 + XDMF results (issue 4).
 
   check_h5.py FILE.h5 [--xmf FILE.xmf] [--msh MESH.msh] [--np N] [--same-as REF.h5]
-              [--view] [--series STEPS] [--expect-empty-type]
+              [--view [--ranks-of RESULT.h5]] [--series STEPS] [--expect-empty-type]
+              [--and FILE.h5 OPTIONS...]...
+
+--and starts the checks of another file (one process for several files: the test scripts make
+hundreds of checks, and each start of python with h5py costs a third of a second).
 
 Checks, with h5py/numpy and the MSH file parsed here (not with pmesh's code):
   - the documented datasets, shapes, dtypes and root attributes;
@@ -17,6 +21,7 @@ Checks, with h5py/numpy and the MSH file parsed here (not with pmesh's code):
     Gmsh's vertices 0, 2, 1, 3, 5, 4); /mesh/mixed with XDMF's codes (6 tetrahedron, 9
     hexahedron, 8 wedge); n_tetrahedra, n_hexahedra, n_prisms;
   - --same-as: mesh datasets, u, cx, tag and mesh_fingerprint byte-identical with REF.h5;
+  - --ranks-of (a view): the part ids are the ranks of RESULT.h5, a run on that partition;
   - the XDMF is well-formed XML, and every dataset it references exists with its Dimensions,
     NumberType and Precision.
 Exits 1 with one line per failure."""
@@ -173,9 +178,8 @@ def check_xmf(path, h5file, n_nodes, n_cells, nsteps):
                                                               item.get("Precision")))
 
 
-def main():
-    args = sys.argv[1:]
-    opts = {"--xmf": None, "--msh": None, "--np": None, "--same-as": None, "--series": "0"}
+def main(args):
+    opts = {"--xmf": None, "--msh": None, "--np": None, "--same-as": None, "--series": "0", "--ranks-of": None}
     flags = set()
     files = []
     while args:
@@ -361,6 +365,10 @@ def main():
                     fail("%s: /fields/%s differs from %s" % (path, d, opts["--same-as"]))
             if attr(f, "mesh_fingerprint") != attr(r, "mesh_fingerprint"):
                 fail("%s: mesh_fingerprint differs from %s's" % (path, opts["--same-as"]))
+    if opts["--ranks-of"]:
+        with h5py.File(opts["--ranks-of"], "r") as r:
+            if not (np.array_equal(r["fields/node_rank"][:], rank) and np.array_equal(r["fields/cell_rank"][:], erank)):
+                fail("%s: the view's part ids differ from the ranks of %s" % (path, opts["--ranks-of"]))
     if opts["--xmf"]:
         check_xmf(opts["--xmf"], f, nn, ne, nsteps)
 
@@ -373,7 +381,15 @@ def sum_seq(v):
 
 
 if __name__ == "__main__":
-    main()
+    group, checked = [], 0
+    for a in sys.argv[1:] + ["--and"]:
+        if a != "--and":
+            group.append(a)
+        elif group:  # an empty group (a leading --and) is skipped
+            main(group)
+            group, checked = [], checked + 1
+    if not checked:
+        raise SystemExit(__doc__)
     for e in errors:
         print("FAIL:", e)
     if errors:

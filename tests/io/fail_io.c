@@ -10,9 +10,15 @@
  *   PMESH_FAULT_AT    N >= 1: the Nth call and every later one fail (a full disk stays full)
  *   PMESH_FAULT_COUNT a path: at a normal exit, append "RANK PWRITES PREADS FSYNCS RENAMES" (how many
  *                     calls a run makes, so that the test can fail each one in turn)
+ *   PMESH_FAULT_SITES a path: append "RANK OP N SITE" for each counted call, SITE being the return
+ *                     addresses of the call's frames in pmesh and the program (object+offset,
+ *                     the same in every run): which path of pmesh's code the Nth call comes from.
+ *                     Calls with the same SITE reach pmesh through the same HDF5 call and the
+ *                     same error handling, so the test fails the first call of each SITE.
  * Built without sanitizers; load it only into the MPI processes (mpiexec -genv LD_PRELOAD). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,10 +40,40 @@ static int fd_is(int fd, const char *part) {
   return strstr(path, part) != NULL;
 }
 
+/* Appends "RANK OP K SITE" to PMESH_FAULT_SITES: the frames of the backtrace in the program and
+ * in libpmesh (not in HDF5, MPI, libc or this library), each as object+offset.  One write() of a
+ * line shorter than PIPE_BUF, so that the lines of several ranks do not mix. */
+static void record_site(int op, long k) {
+  const char *path = getenv("PMESH_FAULT_SITES"), *me = getenv("PMI_RANK");
+  if (!path) return;
+  void *frames[128];
+  int n = backtrace(frames, 128);
+  Dl_info self;
+  if (!dladdr(calls, &self)) return;
+  char line[4000];
+  int len = snprintf(line, sizeof line, "%s %s %ld", me ? me : "-1", names[op], k);
+  for (int i = 1; i < n && len < (int)sizeof line - 100; i++) {
+    Dl_info d;
+    if (!dladdr(frames[i], &d) || !d.dli_fname || d.dli_fbase == self.dli_fbase) continue;
+    const char *base = strrchr(d.dli_fname, '/');
+    base = base ? base + 1 : d.dli_fname;
+    if (strncmp(base, "libpmesh", 8) != 0 && (strncmp(base, "lib", 3) == 0 || strncmp(base, "ld-", 3) == 0)) continue;
+    len += snprintf(line + len, sizeof line - (size_t)len, " %s+%lx", base,
+                    (unsigned long)((char *)frames[i] - (char *)d.dli_fbase));
+  }
+  len += snprintf(line + len, sizeof line - (size_t)len, "\n");
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) return;
+  if (write(fd, line, (size_t)len) < 0) { /* a missing line shows as a missing site */
+  }
+  close(fd);
+}
+
 /* Whether this call of op, which counts (it concerns the files op is about), fails. */
 static int fails(int op, int counts) {
   if (!counts) return 0;
   long k = ++calls[op];
+  record_site(op, k);
   const char *want = getenv("PMESH_FAULT_OP"), *r = getenv("PMESH_FAULT_RANK"), *at = getenv("PMESH_FAULT_AT");
   const char *me = getenv("PMI_RANK");
   if (!want || !r || !at || strcmp(want, names[op]) != 0) return 0;

@@ -1,9 +1,12 @@
 # A pwrite or pread that fails inside a collective HDF5 call on one rank leaves the other ranks
 # waiting in that call; pmesh must still end the job (pm_comm_agree's deadline, the pm_h5
 # watchdog) with a message naming a rank and the cause: never a hang, never exit 0, the
-# previous result unchanged and no temporary left.  Every pwrite of a result's write, on each
-# rank and on all ranks, fails in turn; so does every pread of a restart's read, the XDMF's
-# fsync and each rename of a result, and every pwrite of partition --view and its XDMF's fsync.
+# previous result unchanged and no temporary left.  The pwrites of a result's write fail in turn,
+# on each rank and on all ranks; so do the preads of a restart's read, the XDMF's fsync and each
+# rename of a result, and the pwrites of partition --view and its XDMF's fsync.  "In turn" means
+# the first call of each call site (fail_io.c: the call's path through pmesh's code; calls of one
+# site, such as the metadata blocks of one flush, meet the same HDF5 call and the same error
+# handling), and the last call.
 #   faults.sh LIBFAIL_IO.so
 set -e
 . "$PMESH_TESTS/io/common.sh"
@@ -16,33 +19,44 @@ m="$PMESH_MESHES/square.msh"
 "$PARTITION" "$m" 2 -o p2 --quiet && "$PARTITION" "$m" 3 -o p3 --quiet || fail "partition"
 
 # calls NP OP CMD...: a normal run, with the fault library counting; sets n0 n1 ... (the OP calls
-# on .h5 files each rank made) and nall (the most of any rank).
+# on .h5 files each rank made), nall (the most of any rank), at0 at1 ... (the calls of each rank
+# that fail in turn: the first of each call site, and the last) and atall (those of every rank).
 calls() {
   np=$1 op=$2; shift 2
-  rm -f count
-  PMESH_FAULT_COUNT=$PWD/count "$MPIEXEC" -n $np -genv LD_PRELOAD "$SHIM" "$@" > /dev/null || fail "normal run: $*"
+  rm -f count sites
+  PMESH_FAULT_COUNT=$PWD/count PMESH_FAULT_SITES=$PWD/sites "$MPIEXEC" -n $np -genv LD_PRELOAD "$SHIM" "$@" > /dev/null ||
+    fail "normal run: $*"
   [ "$(wc -l < count)" -eq $np ] || fail "the fault library did not report from every rank: $(cat count)"
   case $op in pwrite) c=2;; pread) c=3;; fsync) c=4;; rename) c=5;; *) fail "no op $op";; esac
-  nall=0
+  nall=0 atall=
   for r in $(seq 0 $((np - 1))); do
     n=$(awk -v r=$r -v c=$c '$1 == r {print $c}' count)
     eval "n$r=$n"
     [ "$n" -gt $nall ] && nall=$n
+    # A site is the frames in pmesh and the program; a call with none would hide its path.
+    [ "$(awk -v r=$r -v op=$op '$1 == r && $2 == op && NF > 3' sites | wc -l)" -eq "$n" ] ||
+      fail "rank $r: $n $op calls, not each with its call site: $(cat sites)"
+    at=$(awk -v r=$r -v op=$op -v n=$n '$1 == r && $2 == op {
+           site = $4; for (i = 5; i <= NF; i++) site = site " " $i
+           if (!(site in seen) || $3 == n) print $3; seen[site] = 1 }' sites | sort -n | tr '\n' ' ')
+    eval "at$r=\$at"
+    atall="$atall $at"
   done
+  atall=$(echo $atall | tr ' ' '\n' | sort -nu | tr '\n' ' ')
   return 0
 }
 
-# every NP OP RANKS KEEP CMD...: for each rank of RANKS (or all), each of its OP calls fails in turn.
+# every NP OP RANKS KEEP CMD...: for each rank of RANKS (or all), its OP calls fail in turn (from
+# the first call of each call site on; calls sets the list).
 every() {
   np=$1 op=$2 ranks=$3 keep=$4; shift 4
   for r in $ranks; do
-    eval "n=\$n$r"
-    at=1
-    while [ $at -le $n ]; do
+    eval "n=\$n$r list=\$at$r"
+    [ -n "$list" ] || fail "no $op call on rank $r: $*"
+    for at in $list; do
       faulty $np $op $r $at "$keep" "$@"
-      at=$((at + 1))
     done
-    echo "ok: $op calls 1 to $n failing on rank $r each end the job: $*"
+    echo "ok: $op calls $list(the first of each call site and the last, of $n) failing on rank $r each end the job: $*"
   done
 }
 

@@ -5,9 +5,9 @@
 #    n_tetrahedra/n_hexahedra/n_prisms, connectivity in VTK order against the MSH elements, the
 #    XDMF parsed and its references checked, u = x + 2y + 3z + 3, cx the centroids);
 #  - the XDMF topology is the cell type's (Tetrahedron, Hexahedron, Wedge, Mixed);
-#  - rank-count invariance: the boxes at np 1..8 between them (each at 1, 2, 3 and a few more;
-#    the fixture at 1..3) write identical mesh
-#    datasets, u, cx, tag and fingerprint (--same-as), and partition --view's too;
+#  - rank-count invariance: the boxes at np 1, 2, 3 and one or two of 4, 5, 7, 8 (counts above
+#    the machine's 2 cores are slow); the fixture at 1..3, Gmsh's mesh at 1 and 4) write identical
+#    mesh datasets, u, cx, tag and fingerprint (--same-as), and partition --view's too;
 #  - the view's part ids are the ranks of the result on that partition;
 #  - a series of 3 steps (check_h5.py --series 3), read back at another np;
 #  - restarts: a result written at np 2 read at np 3 and 1 (and a series' steps), values exact.
@@ -21,21 +21,17 @@ for name in hex tet prism mixed gmsh; do
     gmsh) m="$PMESH_TESTS/common/meshes3d/mixed_41.msh"; nps="1 4"; topo=Mixed ;;
     hex) "$MESHGEN" box 5 4 3 -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 4 5"; topo=Hexahedron ;;
     tet) "$MESHGEN" box 4 4 3 --tet -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 8"; topo=Tetrahedron ;;
-    prism) "$MESHGEN" box 4 3 4 --prism -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 6 7"; topo=Wedge ;;
+    prism) "$MESHGEN" box 4 3 4 --prism -o box_$name.msh > /dev/null; m=box_$name.msh; nps="1 2 3 7"; topo=Wedge ;;
     mixed) m="$MIXED"; nps="1 2 3"; topo=Mixed ;;
   esac
   for np in $nps; do
     "$PARTITION" "$m" $np -o p_${name}_$np --quiet --view v_${name}_$np.h5 || fail "partition $name $np"
     run $np "$T" write p_${name}_$np r_${name}_$np > /dev/null || fail "test_h5 write $name np $np"
     same=; [ $np = 1 ] || same="--same-as r_${name}_1.h5"
-    $PY "$CHECK" r_${name}_$np.h5 --xmf r_${name}_$np.xmf --msh "$m" --np $np $same || fail "check $name np $np"
-    $PY "$CHECK" v_${name}_$np.h5 --xmf v_${name}_$np.xmf --msh "$m" --np $np --view --same-as r_${name}_1.h5 \
-      || fail "check partition --view $name np $np"
-    $PY -c "
-import h5py, numpy as np, sys
-r, v = h5py.File('r_${name}_$np.h5'), h5py.File('v_${name}_$np.h5')
-ok = np.array_equal(r['fields/node_rank'][:], v['fields/part'][:]) and np.array_equal(r['fields/cell_rank'][:], v['fields/elem_part'][:])
-sys.exit(0 if ok else 1)" || fail "$name np $np: partition --view part ids differ from the ranks of the result"
+    # The result, and the view (whose part ids are the ranks of the run on that partition).
+    $PY "$CHECK" r_${name}_$np.h5 --xmf r_${name}_$np.xmf --msh "$m" --np $np $same \
+      --and v_${name}_$np.h5 --xmf v_${name}_$np.xmf --msh "$m" --np $np --view --same-as r_${name}_1.h5 \
+      --ranks-of r_${name}_$np.h5 || fail "check the result and partition --view, $name np $np"
   done
   for f in r_${name}_1.xmf v_${name}_1.xmf; do
     grep -q "TopologyType=\"$topo\"" $f || fail "$f: no $topo topology: $(grep Topology $f)"
@@ -63,7 +59,7 @@ for name in hex tet prism mixed; do
   run 1 "$T" read p_${name}_1 r_${name}_2.h5 || fail "restart $name np 1 from np 2"
 done
 run 8 "$T" read p_tet_8 r_tet_3.h5 || fail "restart tet np 8 from np 3"
-run 7 "$T" read p_prism_7 r_prism_6.h5 || fail "restart prism np 7 from np 6"
+run 3 "$T" read p_prism_3 r_prism_7.h5 || fail "restart prism np 3 from np 7"
 # A second run writes the same bytes.
 mkdir rep && cd rep
 run 3 "$T" write ../p_prism_3 r_prism_3 > /dev/null || fail "write again"

@@ -1,6 +1,7 @@
 # solve writes result.h5 + result.xmf: values equal to what it computed, the same file for
-# np = 1, 3, 8, a linear field exact at interface nodes, 1D results as a Polyline; an earlier
-# result survives a failed run.
+# np = 1, 3, 8, a linear field exact at interface nodes (np 1 and 3: np 3 has the interfaces; an
+# 8-rank run costs seconds on 2 cores), 1D results as a Polyline; an earlier result survives a
+# failed run.
 . "$PMESH_TESTS/common/work.sh"
 PY=python3
 $PY -c 'import h5py' 2>/dev/null || PY=/usr/bin/python3
@@ -14,6 +15,7 @@ for mesh in mixed disk_hole; do
     same=""; [ $np -gt 1 ] && same="--same-as $mesh.1.h5"
     $PY "$CHECK" $mesh.$np.h5 d.$np $np $same || fail "$mesh np=$np"
     # linear field: f = 0, u = x + 2y on the boundary
+    [ $np = 8 ] && continue
     "$MPIEXEC" -n $np "$SOLVE" -p p.$np -o lin.$np.h5 --source 0 --dirichlet 'boundary=x+2*y' --rtol 1e-13 \
       --dump-solution l.$np > lout.$np
     $PY "$CHECK" lin.$np.h5 l.$np $np --linear || fail "$mesh np=$np linear field"

@@ -30,7 +30,8 @@ us = [f['fields/u'][:]] if 'fields' in f and 'u' in f['fields'] else [f['steps/%
 err = max(np.abs(u - want).max() for u in us)
 sys.exit(0 if err < 1e-10 else '$1: u differs from x + 2y + 3z by %g' % err)" || fail "$1: not the linear solution"
 }
-for m in hex:"1 2 5 8" tet:"1 3 4 7" prism:"1 2 6" gmsh:"1 3 6 8" mixed:"1 2"; do
+# Each of 5..8 once (counts above the machine's 2 cores are slow): hex 5, prism 6, tet 7, gmsh 8.
+for m in hex:"1 2 5" tet:"1 3 4 7" prism:"1 2 6" gmsh:"1 3 8" mixed:"1 2"; do
   name=${m%%:*} nps=${m#*:}
   for np in $nps; do
     "$PARTITION" $name.msh $np -o p_${name}_$np --quiet || fail "partition $name $np"

@@ -3,7 +3,8 @@
 # triangles, quadrangles, the mixed mesh, a 1D bar (Neumann flux included) and a tiny box of
 # hexahedra (where HDF5's freed metadata space once depended on np), the 5-point
 # scheme on a grid, Jacobi and no preconditioning, and one transient run; every mesh type with
-# METIS and RCB, np = 1..8 over all of them (few per mesh, to keep the test short).  Every run
+# METIS and RCB, np = 1..8 over all of them (few per mesh, and one count above 4 per case: those
+# are slow on a 2-core machine).  Every run
 # is compared with cmp against the np = 1 run; the np = 1 run is checked against a default
 # (non-reproducible) run to 1e-10, so the mode solves the same problem.
 . "$PMESH_TESTS/common/work.sh"
@@ -42,11 +43,11 @@ case_ tri_none "$PMESH_MESHES/square.msh" element "--precond none --source 1+x*y
 case_ quad quad.msh element "--source x-y --dirichlet left=1 --dirichlet bottom=0 --neumann right=0.5" \
   metis:3 rcb:8
 case_ mixed "$PMESH_MESHES/mixed.msh" element "--source 2 --conductivity 1+x --dirichlet left=0 --neumann top=1" \
-  rcb:5 metis:6
+  metis:4 rcb:5
 case_ bar line.msh element "--precond none --dirichlet xmin=0 --neumann xmax=2 --source 1+x" rcb:2 metis:7
-case_ fdm fd.msh edge "--scheme fdm5 --source 1+x*x" rcb:4 metis:5 rcb:8
+case_ fdm fd.msh edge "--scheme fdm5 --source 1+x*x" metis:4 rcb:8
 case_ fdm_none fd.msh edge "--scheme fdm5 --precond none --source 1" rcb:3 metis:6
-case_ hex box.msh element "--source 1 --dirichlet xmin=0" metis:3 rcb:5 metis:7
+case_ hex box.msh element "--source 1 --dirichlet xmin=0" rcb:3 metis:7
 case_ transient quad.msh element "--dt 0.01 --steps 3 --initial-value x*y --source 1" rcb:3
 echo "$runs reproducible runs compared"
 # A history file that cannot be written: a clear message and a failed run, every rank ending.

@@ -1,12 +1,15 @@
 # Every bundled mesh has a stored reference result (tests/tools/solve_ref/MESH.txt: iterations, then
-# sorted "global_id x y u" lines); np = 1, 3, 8 must match it (tolerance-aware comparison).
+# sorted "global_id x y u" lines); np = 1, 3 and, on the meshes solve_invariance does not run
+# above the machine's cores, one larger count (bar 5, square 6, cube_hole 8) must match it
+# (tolerance-aware comparison).  solve_invariance runs disk_hole at 5, mixed at 7, lshape at 8.
 . "$PMESH_TESTS/common/work.sh"
 n=0
 for mesh in "$PMESH_MESHES"/*.msh; do
   name=$(basename "$mesh" .msh)
   ref="$PMESH_TESTS/tools/solve_ref/$name.txt"
   [ -f "$ref" ] || fail "no reference result $ref for $mesh"
-  for np in 1 3 8; do
+  case $name in bar) nps="1 3 5";; square) nps="1 3 6";; cube_hole) nps="1 3 8";; *) nps="1 3";; esac
+  for np in $nps; do
     "$PARTITION" "$mesh" $np -o p.$np --quiet
     "$MPIEXEC" -n $np "$SOLVE" --no-output -p p.$np --source '1+x' --rtol 1e-12 --dump-solution u.$np > out.$np
     it=$(sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' out.$np)
