@@ -31,10 +31,11 @@ for c in $cases; do
       [ -f $msh ] || gmsh -3 "$here/../meshes/bracket.geo" -setnumber h $h -format msh41 -bin -o $msh > /dev/null ;;
     *) echo "bench_amg_vs: no case $c"; exit 1 ;;
   esac
-  prob="--scheme $scheme"; mat="-n $nx -dim $dim"
-  case $c in bracket*) prob="--dirichlet bolts=0 --dirichlet load=1"; mat="-matrix $c.$np.rows";; esac
+  prob="--scheme $scheme"; halo=edge
+  case $c in bracket*) prob="--dirichlet bolts=0 --dirichlet load=1"; halo=element;; esac
   for np in $nps; do
-    [ -d $c.$np ] || "$build/partition" $msh $np --halo edge -o $c.$np --quiet
+    [ -d $c.$np ] || "$build/partition" $msh $np --halo $halo -o $c.$np --quiet
+    mat="-n $nx -dim $dim"; case $c in bracket*) mat="-matrix $c.$np.rows";; esac
     case $c in bracket*) [ -f $c.$np.rows.0 ] || mpiexec.mpich -n $np "$build/solve" -p $c.$np $prob --precond jacobi \
       --maxit 1 --rtol 0 --no-output --dump-matrix $c.$np.rows > /dev/null;; esac
     for f in a.it a.set a.tot g.it g.set g.tot h.it h.set h.tot; do : > $c.$np.$f; done
