@@ -38,6 +38,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_mg.h"
+#include "pmesh/pm_refine_run.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
@@ -249,6 +250,33 @@ static int choose_fine_operator(params_t *p, const pm_partition_t *part) {
   return PM_OK;
 }
 
+/* --refine of a partition in its mesh file's order: the refined mesh inherits the order, and a
+ * large one then runs up to twice as slowly as after partition --order hilbert (docs/solve.md,
+ * "Refinement").  *spread: the percentage an element's nodes are apart on average, among the
+ * local nodes, when the refined run reaches NOTE_UNKNOWNS and it exceeds NOTE_SPREAD (Gmsh's
+ * order: 33 and 45 on the disk and the 13k bracket; a Hilbert order: 1 and 6); else 0.
+ * Collective. */
+enum { NOTE_UNKNOWNS = 1000000, NOTE_SPREAD = 15 };
+static int order_spread(const params_t *p, const pm_partition_t *part, double *spread) {
+  const pm_local_t *l = part->local;
+  pm_refine_estimate_t est;
+  pm_refine_estimate(l, p->refine, &est);
+  double v[3] = {0.0, 0.0, est.nodes}; /* the elements' node spreads, elements x local nodes, fine nodes */
+  for (int32_t e = 0; l->has_mesh && e < l->n_elems; e++) {
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++) {
+      lo = l->elem_node[k] < lo ? l->elem_node[k] : lo;
+      hi = l->elem_node[k] > hi ? l->elem_node[k] : hi;
+    }
+    v[0] += hi >= lo ? hi - lo : 0;
+    v[1] += (double)l->n_total + l->n_aux;
+  }
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, part->comm));
+  double pct = v[1] > 0 ? 100.0 * v[0] / v[1] : 0.0;
+  *spread = v[2] >= NOTE_UNKNOWNS && pct > NOTE_SPREAD ? pct : 0.0;
+  return PM_OK;
+}
+
 /* --refine: every rank refines its own part (mg keeps the levels), then --dump-local.  Errors
  * agreed. */
 static int refine(const params_t *p, pm_partition_t *part) {
@@ -260,6 +288,8 @@ static int refine(const params_t *p, pm_partition_t *part) {
    * that (solve --refine 2 of meshgen box 13 13 13 --tet peaks at about 750 bytes per unknown,
    * the MPI processes' base included).  Refuse before refining what would not fit, rather than
    * be killed halfway. */
+  double spread = 0.0;
+  PM_CALL(order_spread(p, part, &spread));
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
   double run_bytes = keep + (p->precond == PRECOND_MG    ? 120.0
                              : p->precond == PRECOND_AMG ? 150.0
@@ -276,6 +306,12 @@ static int refine(const params_t *p, pm_partition_t *part) {
     PM_CALL(pm_partition_refine_points(part, p->refine));
   else
     PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
+  if (spread > 0 && part->rank == 0)
+    fprintf(stderr,
+            "%s: note: an element's nodes were %.0f%% of the local nodes apart on average (the mesh file's "
+            "order?); the refined mesh inherits that order, which can halve the run's speed: partition with "
+            "--order hilbert (docs/solve.md, \"Refinement\")\n",
+            tool, spread);
   return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
 }
 

@@ -14,6 +14,8 @@
 #               variable conductivity and nonzero Dirichlet values, steady and transient, in at most
 #               15 iterations to 1e-8 and within 1 of each other; the JSON summary names the coarse
 #               operators and has peak memory per stage that grows stage by stage, sum >= max
+#   order       a large refined run of a partition in its file's node order notes --order hilbert
+#               once on stderr; a Hilbert-ordered one and a small one print nothing there
 #   restart     a transient refined run of 20 steps equals 10 steps plus a restart of 10 from
 #               the written series at other rank counts; a steady refined result restarts at
 #               another np in 0 or 1 iterations; a result of another K is refused
@@ -174,6 +176,24 @@ restart)
   sh "$EXPECT_FAIL" "written for another mesh" 30 "$MPIEXEC" -n 2 "$SOLVE" -p p.2 --refine 1 --initial steady.h5 \
     -o o.h5 || fail "a result of --refine 2 read at --refine 1"
   echo "refined transient, restart 4 -> 2 ranks, steady restart 3 -> 2, other K refused"
+  ;;
+order)
+  # The disk (4k nodes, 2D) keeps its file's order by default; refined 5 times (~1M unknowns) the
+  # run says so and names the option, once; after --order hilbert, or refined to fewer unknowns,
+  # it says nothing.
+  mesh="$PMESH_MESHES/disk_hole.msh"
+  "$PARTITION" "$mesh" 2 -o file.2 --quiet
+  "$PARTITION" "$mesh" 2 -o hilbert.2 --order hilbert --quiet
+  for d in file hilbert; do
+    "$MPIEXEC" -n 2 "$SOLVE" -p $d.2 --refine 5 --precond jacobi --maxit 3 --rtol 0 --no-output \
+      > $d.out 2> $d.err || fail "$d: $(cat $d.err)"
+  done
+  [ "$(grep -c 'note: .*partition with --order hilbert' file.err)" = 1 ] || fail "no single order note: $(cat file.err)"
+  [ ! -s hilbert.err ] || fail "a note after --order hilbert: $(cat hilbert.err)"
+  "$MPIEXEC" -n 2 "$SOLVE" -p file.2 --refine 2 --precond jacobi --maxit 3 --rtol 0 --no-output > small.out 2> small.err ||
+    fail "refine 2: $(cat small.err)"
+  [ ! -s small.err ] || fail "a note on a small refined run: $(cat small.err)"
+  echo "order note: file order at ~1M unknowns noted once, Hilbert order and a small run not"
   ;;
 *) fail "unknown case '$1'" ;;
 esac
