@@ -252,16 +252,22 @@ static int choose_fine_operator(params_t *p, const pm_partition_t *part) {
 
 /* --refine of a partition in its mesh file's order: the refined mesh inherits the order, and a
  * large one then runs up to twice as slowly as after partition --order hilbert (docs/solve.md,
- * "Refinement").  *spread: the percentage an element's nodes are apart on average, among the
- * local nodes, when the refined run reaches NOTE_UNKNOWNS and it exceeds NOTE_SPREAD (Gmsh's
- * order: 33 and 45 on the disk and the 13k bracket; a Hilbert order: 1 and 6); else 0.
- * Collective. */
-enum { NOTE_UNKNOWNS = 1000000, NOTE_SPREAD = 15 };
-static int order_spread(const params_t *p, const pm_partition_t *part, double *spread) {
+ * "Refinement").  An element's nodes are on average about n^((d-1)/d) positions apart in a local
+ * order (a layer of a rank's n nodes: 1 to 2.4 times that in Hilbert's and meshgen's orders) and
+ * a fair part of n in Gmsh's (3.5 to 43 times on the bundled cube_hole and disk_hole, the 13k
+ * bracket and a finer disk, all of which ran 1.5-2.4x slower refined).  *spread and *local: the
+ * average and that scale over the ranks' elements when the refined run reaches NOTE_UNKNOWNS,
+ * the partition is not itself a refinement's (whose numbering is as fast as Hilbert's,
+ * docs/benchmarks.md) and the average exceeds NOTE_FACTOR times the scale; else 0.  Collective. */
+enum { NOTE_UNKNOWNS = 1000000, NOTE_FACTOR = 3 };
+static int order_spread(const params_t *p, const pm_partition_t *part, double *spread, double *local) {
   const pm_local_t *l = part->local;
+  int d = part->meta->dim;
   pm_refine_estimate_t est;
   pm_refine_estimate(l, p->refine, &est);
-  double v[3] = {0.0, 0.0, est.nodes}; /* the elements' node spreads, elements x local nodes, fine nodes */
+  double n = (double)l->n_total + l->n_aux;
+  /* the elements' node spreads, the elements, their ranks' local-order scales, the fine nodes */
+  double v[4] = {0.0, l->has_mesh ? l->n_elems : 0, 0.0, est.nodes};
   for (int32_t e = 0; l->has_mesh && e < l->n_elems; e++) {
     int32_t lo = INT32_MAX, hi = -1;
     for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++) {
@@ -269,11 +275,14 @@ static int order_spread(const params_t *p, const pm_partition_t *part, double *s
       hi = l->elem_node[k] > hi ? l->elem_node[k] : hi;
     }
     v[0] += hi >= lo ? hi - lo : 0;
-    v[1] += (double)l->n_total + l->n_aux;
   }
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, part->comm));
-  double pct = v[1] > 0 ? 100.0 * v[0] / v[1] : 0.0;
-  *spread = v[2] >= NOTE_UNKNOWNS && pct > NOTE_SPREAD ? pct : 0.0;
+  v[2] = v[1] * pow(n, (d - 1.0) / d);
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_SUM, part->comm));
+  *spread = *local = 0.0;
+  if (v[3] >= NOTE_UNKNOWNS && part->meta->refine_levels == 0 && v[1] > 0 && v[0] > NOTE_FACTOR * v[2]) {
+    *spread = v[0] / v[1];
+    *local = v[2] / v[1];
+  }
   return PM_OK;
 }
 
@@ -288,8 +297,8 @@ static int refine(const params_t *p, pm_partition_t *part) {
    * that (solve --refine 2 of meshgen box 13 13 13 --tet peaks at about 750 bytes per unknown,
    * the MPI processes' base included).  Refuse before refining what would not fit, rather than
    * be killed halfway. */
-  double spread = 0.0;
-  PM_CALL(order_spread(p, part, &spread));
+  double spread = 0.0, local = 0.0;
+  PM_CALL(order_spread(p, part, &spread, &local));
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
   double run_bytes = keep + (p->precond == PRECOND_MG    ? 120.0
                              : p->precond == PRECOND_AMG ? 150.0
@@ -308,10 +317,10 @@ static int refine(const params_t *p, pm_partition_t *part) {
     PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
   if (spread > 0 && part->rank == 0)
     fprintf(stderr,
-            "%s: note: an element's nodes were %.0f%% of the local nodes apart on average (the mesh file's "
-            "order?); the refined mesh inherits that order, which can halve the run's speed: partition with "
-            "--order hilbert (docs/solve.md, \"Refinement\")\n",
-            tool, spread);
+            "%s: note: an element's nodes are %.0f positions apart in the numbering on average (about %.0f in a "
+            "local order: the mesh file's order?); the refined mesh inherits it, which can halve the run's "
+            "speed: partition with --order hilbert (docs/solve.md, \"Refinement\")\n",
+            tool, spread, local);
   return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
 }
 

@@ -15,7 +15,8 @@
 #               15 iterations to 1e-8 and within 1 of each other; the JSON summary names the coarse
 #               operators and has peak memory per stage that grows stage by stage, sum >= max
 #   order       a large refined run of a partition in its file's node order notes --order hilbert
-#               once on stderr; a Hilbert-ordered one and a small one print nothing there
+#               once on stderr; a Hilbert-ordered one, a small one and one from a refined
+#               partition print nothing there
 #   restart     a transient refined run of 20 steps equals 10 steps plus a restart of 10 from
 #               the written series at other rank counts; a steady refined result restarts at
 #               another np in 0 or 1 iterations; a result of another K is refused
@@ -179,8 +180,8 @@ restart)
   ;;
 order)
   # The disk (4k nodes, 2D) keeps its file's order by default; refined 5 times (~1M unknowns) the
-  # run says so and names the option, once; after --order hilbert, or refined to fewer unknowns,
-  # it says nothing.
+  # run says so and names the option, once; after --order hilbert, refined to fewer unknowns, or
+  # from a refined partition (--dump-local), it says nothing.
   mesh="$PMESH_MESHES/disk_hole.msh"
   "$PARTITION" "$mesh" 2 -o file.2 --quiet
   "$PARTITION" "$mesh" 2 -o hilbert.2 --order hilbert --quiet
@@ -193,7 +194,13 @@ order)
   "$MPIEXEC" -n 2 "$SOLVE" -p file.2 --refine 2 --precond jacobi --maxit 3 --rtol 0 --no-output > small.out 2> small.err ||
     fail "refine 2: $(cat small.err)"
   [ ! -s small.err ] || fail "a note on a small refined run: $(cat small.err)"
-  echo "order note: file order at ~1M unknowns noted once, Hilbert order and a small run not"
+  # A refined partition's own numbering (as fast as Hilbert's) is not taken for the file's.
+  "$MPIEXEC" -n 2 "$SOLVE" -p file.2 --refine 3 --precond jacobi --maxit 1 --rtol 0 --no-output --dump-local dumped \
+    > dump.out 2> dump.err || fail "dump: $(cat dump.err)"
+  "$MPIEXEC" -n 2 "$SOLVE" -p dumped --refine 3 --precond jacobi --maxit 1 --rtol 0 --no-output > again.out 2> again.err ||
+    fail "refine the dump: $(cat again.err)"
+  [ ! -s again.err ] || fail "a note on a refined partition: $(cat again.err)"
+  echo "order note: file order at ~1M unknowns noted once; Hilbert order, a small run, a refined partition not"
   ;;
 *) fail "unknown case '$1'" ;;
 esac
