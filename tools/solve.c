@@ -258,9 +258,12 @@ static int choose_fine_operator(params_t *p, const pm_partition_t *part) {
  * bracket and a finer disk, all of which ran 1.5-2.4x slower refined).  *spread and *local: the
  * average and that scale over the ranks' elements when the refined run reaches NOTE_UNKNOWNS,
  * the partition is not itself a refinement's (whose numbering is as fast as Hilbert's,
- * docs/benchmarks.md) and the average exceeds NOTE_FACTOR times the scale; else 0.  Collective. */
+ * docs/benchmarks.md) and the average exceeds NOTE_FACTOR times the scale; else 0 (and always
+ * without --refine).  Collective. */
 enum { NOTE_UNKNOWNS = 1000000, NOTE_FACTOR = 3 };
 static int order_spread(const params_t *p, const pm_partition_t *part, double *spread, double *local) {
+  *spread = *local = 0.0;
+  if (p->refine <= 0) return PM_OK; /* every rank has the same options */
   const pm_local_t *l = part->local;
   int d = part->meta->dim;
   pm_refine_estimate_t est;
@@ -278,7 +281,6 @@ static int order_spread(const params_t *p, const pm_partition_t *part, double *s
   }
   v[2] = v[1] * pow(n, (d - 1.0) / d);
   PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_SUM, part->comm));
-  *spread = *local = 0.0;
   if (v[3] >= NOTE_UNKNOWNS && part->meta->refine_levels == 0 && v[1] > 0 && v[0] > NOTE_FACTOR * v[2]) {
     *spread = v[0] / v[1];
     *local = v[2] / v[1];
