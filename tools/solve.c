@@ -38,7 +38,6 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_expr.h"
 #include "pmesh/pm_mg.h"
-#include "pmesh/pm_refine_run.h"
 #include "pmesh/pm_run.h"
 #include "pmesh/pm_version.h"
 
@@ -238,94 +237,6 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
   return msg[0] != '\0';
 }
 
-/* --fine-operator auto, the options allowing it (solve_args.c): matrix-free when every cell of
- * the mesh is a tetrahedron, else assembled.  Collective. */
-static int choose_fine_operator(params_t *p, const pm_partition_t *part) {
-  if (p->fine_operator != FINE_AUTO) return PM_OK;
-  const pm_local_t *l = part->local;
-  int tets = l->has_mesh;                                                       /* a rank without elements agrees */
-  for (int32_t e = 0; e < l->n_elems && tets; e++) tets = l->elem_type[e] == 4; /* Gmsh's tetrahedron */
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &tets, 1, MPI_INT, MPI_MIN, part->comm));
-  p->fine_operator = tets ? FINE_MATRIX_FREE : FINE_ASSEMBLED;
-  return PM_OK;
-}
-
-/* --refine of a partition in its mesh file's order: the refined mesh inherits the order, and a
- * large one then runs up to twice as slowly as after partition --order hilbert (docs/solve.md,
- * "Refinement").  An element's nodes are on average about n^((d-1)/d) positions apart in a local
- * order (a layer of a rank's n nodes: 1 to 2.4 times that in Hilbert's and meshgen's orders) and
- * a fair part of n in Gmsh's (3.5 to 43 times on the bundled cube_hole and disk_hole, the 13k
- * bracket and a finer disk, all of which ran 1.5-2.4x slower refined).  *spread and *local: the
- * average and that scale over the ranks' elements when the refined run reaches NOTE_UNKNOWNS,
- * the partition is not itself a refinement's (whose numbering is as fast as Hilbert's,
- * docs/benchmarks.md) and the average exceeds NOTE_FACTOR times the scale; else 0 (and always
- * without --refine).  Collective. */
-enum { NOTE_UNKNOWNS = 1000000, NOTE_FACTOR = 3 };
-static int order_spread(const params_t *p, const pm_partition_t *part, double *spread, double *local) {
-  *spread = *local = 0.0;
-  if (p->refine <= 0) return PM_OK; /* every rank has the same options */
-  const pm_local_t *l = part->local;
-  int d = part->meta->dim;
-  pm_refine_estimate_t est;
-  pm_refine_estimate(l, p->refine, &est);
-  double n = (double)l->n_total + l->n_aux;
-  /* the elements' node spreads, the elements, their ranks' local-order scales, the fine nodes */
-  double v[4] = {0.0, l->has_mesh ? l->n_elems : 0, 0.0, est.nodes};
-  for (int32_t e = 0; l->has_mesh && e < l->n_elems; e++) {
-    int32_t lo = INT32_MAX, hi = -1;
-    for (int32_t k = l->elem_ptr[e]; k < l->elem_ptr[e + 1]; k++) {
-      lo = l->elem_node[k] < lo ? l->elem_node[k] : lo;
-      hi = l->elem_node[k] > hi ? l->elem_node[k] : hi;
-    }
-    v[0] += hi >= lo ? hi - lo : 0;
-  }
-  v[2] = v[1] * pow(n, (d - 1.0) / d);
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_SUM, part->comm));
-  if (v[3] >= NOTE_UNKNOWNS && part->meta->refine_levels == 0 && v[1] > 0 && v[0] > NOTE_FACTOR * v[2]) {
-    *spread = v[0] / v[1];
-    *local = v[2] / v[1];
-  }
-  return PM_OK;
-}
-
-/* --refine: every rank refines its own part (mg keeps the levels), then --dump-local.  Errors
- * agreed. */
-static int refine(const params_t *p, pm_partition_t *part) {
-  /* The run's own memory per fine node besides the meshes, which pm_refine_estimate puts at
-   * about 175 bytes per node for triangles: solve --refine 2 peaks at about 270 (mg), 290 (amg)
-   * and 260 (jacobi) bytes per unknown in all, the meshes included, when the run releases the
-   * elements after the assembly; with --exact or time steps it keeps them, about 80 bytes more.
-   * In 3D a row has 15 (tetrahedra) to 27 (hexahedra) entries instead of 7 to 9: about 2.5 times
-   * that (solve --refine 2 of meshgen box 13 13 13 --tet peaks at about 750 bytes per unknown,
-   * the MPI processes' base included).  Refuse before refining what would not fit, rather than
-   * be killed halfway. */
-  double spread = 0.0, local = 0.0;
-  PM_CALL(order_spread(p, part, &spread, &local));
-  double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
-  double run_bytes = keep + (p->precond == PRECOND_MG    ? 120.0
-                             : p->precond == PRECOND_AMG ? 150.0
-                                                         : 110.0) *
-                                (p->dim == 3 ? 2.5 : 1.0);
-  /* matrix-free (no fine elements, no fine matrix): CG's and the run's vectors, the marks, the
-   * finest cycle level and its P, the levels below; 160 bytes per fine node besides the meshes
-   * (measured: 264 in all on the 125k-node bracket refined twice) */
-  if (p->fine_operator == FINE_MATRIX_FREE)
-    PM_CALL(pm_refine_check_run_points(part->comm, part->local, p->refine, keep + 160.0));
-  else
-    PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
-  if (p->fine_operator == FINE_MATRIX_FREE) /* the levels and the last level's refinement points */
-    PM_CALL(pm_partition_refine_points(part, p->refine));
-  else
-    PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
-  if (spread > 0 && part->rank == 0)
-    fprintf(stderr,
-            "%s: note: an element's nodes are %.0f positions apart in the numbering on average (about %.0f in a "
-            "local order: the mesh file's order?); the refined mesh inherits it, which can halve the run's "
-            "speed: partition with --order hilbert (docs/solve.md, \"Refinement\")\n",
-            tool, spread, local);
-  return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
-}
-
 /* The run's options besides CG's: time steps, initial state, exact solution, output and its
  * attributes (attrs: solve's own, result_attrs). */
 static void run_options(const params_t *p, pm_run_options_t *o, pm_h5_attr_t attrs[4]) {
@@ -401,7 +312,7 @@ int main(int argc, char **argv) {
   if (report(rank, pm_partition_load(comm, p->dir, (pm_exchange_t)p->exchange, &part))) goto finish;
   int64_t own_rss[2] = {pm_tool_peak_rss(), 0};
   double t_load = MPI_Wtime() - t0, t_refine = MPI_Wtime();
-  if (report(rank, choose_fine_operator(p, part)) || report(rank, refine(p, part))) goto finish;
+  if (report(rank, solve_choose_fine_operator(p, part)) || report(rank, solve_refine(p, part))) goto finish;
   t_refine = MPI_Wtime() - t_refine;
   own_rss[1] = pm_tool_peak_rss();
   if (p->exchange_test) {

@@ -87,6 +87,14 @@ int solve_apply_defaults(const pm_tool_opt_t *t, params_t *p, const char *contro
 /** The problem against the metadata (groups, dimensions, scheme) and every expression. */
 int solve_check_problem(params_t *p, const pm_meta_t *meta);
 
+/* Before the run (solve_refine.c); collective, errors agreed. */
+/** --fine-operator auto, the options allowing it (solve_args.c): matrix-free when every cell of
+ *  the mesh is a tetrahedron, else assembled. */
+int solve_choose_fine_operator(params_t *p, const pm_partition_t *part);
+/** --refine K: every rank refines its own part (mg keeps the levels), then --dump-local; a note on
+ *  stderr when the partition's node order would slow a large refined run. */
+int solve_refine(const params_t *p, pm_partition_t *part);
+
 /* The report (solve_report.c). */
 /* Peak resident memory at the end of each stage: solve's own (load, refine), then the run's. */
 enum { RSS_LOAD, RSS_REFINE, RSS_RUN, RSS_STAGES = RSS_RUN + PM_RUN_STAGES };
