@@ -12,15 +12,16 @@
  * File layout (format "pmesh-h5", version PM_H5_FORMAT_VERSION):
  *   /mesh/coordinates   [n_nodes x 3] float64   nodes in global order (ascending Gmsh tag)
  *   /mesh/global_id     [n_nodes]     int64     Gmsh node tags
- *   /mesh/triangles     [n_tri x 3]   int64     0-based rows of /mesh/coordinates   (if any)
- *   /mesh/quadrangles   [n_quad x 4]  int64                                           (if any)
- *   /mesh/lines         [n_line x 2]  int64                                      (1D meshes)
- *   /mesh/tetrahedra    [n_tet x 4]   int64                              (3D meshes, if any)
- *   /mesh/hexahedra     [n_hex x 8]   int64                              (3D meshes, if any)
- *   /mesh/prisms        [n_prism x 6] int64                              (3D meshes, if any)
+ *   /mesh/triangles     [n_tri x 3]   int     0-based rows of /mesh/coordinates   (if any)
+ *   /mesh/quadrangles   [n_quad x 4]  int                                             (if any)
+ *   /mesh/lines         [n_line x 2]  int                                        (1D meshes)
+ *   /mesh/tetrahedra    [n_tet x 4]   int                                (3D meshes, if any)
+ *   /mesh/hexahedra     [n_hex x 8]   int                                (3D meshes, if any)
+ *   /mesh/prisms        [n_prism x 6] int                                (3D meshes, if any)
+ *   int: int32 while the mesh has fewer than 2^31 nodes, else int64 (the XDMF file says which).
  *   Rows list a cell's nodes in VTK's/XDMF's order (the cell table's to_vtk): Gmsh's, but for
  *   the prism (XDMF Wedge), whose row is its Gmsh nodes 0, 2, 1, 3, 5, 4.
- *   /mesh/mixed         [sum (1 + n_verts) n_type] int64  XDMF Mixed topology (only for meshes
+ *   /mesh/mixed         [sum (1 + n_verts) n_type] int  XDMF Mixed topology (only for meshes
  *                       of several cell types): per cell the table's xdmf_type (4 triangle,
  *                       5 quadrangle, 6 tetrahedron, 9 hexahedron, 8 wedge), then its row
  *   Elements keep the global element order (elem_index) within each type; the XDMF cells
@@ -71,7 +72,7 @@
 extern "C" {
 #endif
 
-enum { PM_H5_FORMAT_VERSION = 1 };
+enum { PM_H5_FORMAT_VERSION = 2 }; /* 2: connectivity int32 below 2^31 nodes (1: always int64) */
 
 /** One field to write.  The caller owns `data`; it is only read during the call. */
 typedef struct pm_h5_field {

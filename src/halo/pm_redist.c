@@ -340,15 +340,6 @@ static void rows_scatter(char *dst, const pm_redist_row_t *roff, const char *src
 #undef SCATTER_
 }
 
-/* dst row roff[j] = src row j widened, j < n (rows of nc int32 -> nc int64). */
-static void rows_widen(char *dst, const pm_redist_row_t *roff, const char *src, int32_t n, int nc) {
-  const int32_t *in = (const int32_t *)(const void *)src;
-  for (int32_t j = 0; j < n; j++, in += nc) {
-    int64_t *o = (int64_t *)(void *)(dst + (size_t)roff[j] * nc * sizeof(int64_t));
-    for (int v = 0; v < nc; v++) o[v] = in[v];
-  }
-}
-
 /* Roots a..b-1 of the plan's order into dst: row j (to == NULL) or row to[j] (j = i - a). */
 static void pack(const pm_redist_t *pl, const pm_redist_src_t *x, int a, int b, char *dst, const pm_redist_row_t *to) {
   int w = x->width;
@@ -426,12 +417,11 @@ int pm_redist_forward(const pm_redist_t *pl, int c, int m, const pm_redist_src_t
       nsend += pl->sseg[r * nr + c + m] - pl->sseg[r * nr + c];
       nrecv += pl->rseg[r * nr + c + m] - pl->rseg[r * nr + c];
     }
-  int tw = x->get32 ? w / 2 : w; /* bytes of a row in transit */
-  size_t sbytes = ((size_t)nsend * tw + 63) / 64 * 64;
+  size_t sbytes = ((size_t)nsend * w + 63) / 64 * 64;
   char *xb = NULL;
-  if (!ierr) ierr = PM_SCRATCH_GET(sx, sbytes + (size_t)nrecv * tw + 1, xb);
+  if (!ierr) ierr = PM_SCRATCH_GET(sx, sbytes + (size_t)nrecv * w + 1, xb);
   if (!ierr) ierr = PM_MALLOC(sc, 4 * (size_t)p + 2, "exchange counts");
-  if (!ierr) ierr = byte_type(tw, &t);
+  if (!ierr) ierr = byte_type(w, &t);
   PM_TRY(pm_comm_agree(pl->comm, ierr));
   sbuf = xb;
   rbuf = xb + sbytes;
@@ -444,10 +434,7 @@ int pm_redist_forward(const pm_redist_t *pl, int c, int m, const pm_redist_src_t
     sd[r + 1] = sd[r] + sc[r];
     rd[r + 1] = rd[r] + rc[r];
     if (r != me) { /* roots for rank r's rounds: into the send buffer */
-      if (x->get32)
-        x->get32(x->ctx, pl, a, b, sbuf + (size_t)sd[r] * tw, NULL, tw);
-      else
-        pack(pl, x, a, b, sbuf + (size_t)sd[r] * w, NULL);
+      pack(pl, x, a, b, sbuf + (size_t)sd[r] * w, NULL);
       continue;
     }
     for (int j = 0; j < m; j++) /* this rank's own: straight to their rows, a round at a time */
@@ -459,11 +446,8 @@ int pm_redist_forward(const pm_redist_t *pl, int c, int m, const pm_redist_src_t
     if (s != me)
       for (int j = 0; j < m; j++) { /* rank s's rows arrive round after round */
         int i0 = pl->rseg[s * nr + c + j], i1 = pl->rseg[s * nr + c + j + 1];
-        const char *in = rbuf + ((size_t)rd[s] + (size_t)(i0 - pl->rseg[s * nr + c])) * tw;
-        if (x->get32)
-          rows_widen(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w / (int)sizeof(int64_t));
-        else
-          rows_scatter(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w);
+        const char *in = rbuf + ((size_t)rd[s] + (size_t)(i0 - pl->rseg[s * nr + c])) * w;
+        rows_scatter(buf + (size_t)j * pl->K * w, pl->roff + i0, in, i1 - i0, w);
       }
 cleanup:
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);

@@ -115,9 +115,6 @@ typedef struct pm_redist_src {
   const void *data;    /* root k's row at data + width * (sel ? sel[k] : k), when get is NULL */
   pm_redist_get_t get; /* else: rows computed by get(ctx, ...) */
   const void *ctx;
-  pm_redist_get_t get32; /* optional, with get, for rows of int64 that fit int32: the same rows as
-                            int32 (width / 2 bytes), for the roots that travel to other ranks;
-                            widened on arrival (half the bytes to pack, move and unpack) */
 } pm_redist_src_t;
 
 /** Forward, roots -> leaves: this rank's leaves of rounds [round, round + nrounds), in order, in

@@ -213,6 +213,7 @@ int pm_h5_series_create(MPI_Comm comm, const pm_local_t *l, const pm_meta_t *met
   s->x.dim = meta->dim;
   s->x.n_nodes = meta->global_nodes;
   s->x.n_elems = meta->global_elems;
+  s->x.conn_kind = pm_h5io_conn_narrow(meta->global_nodes) ? PM_XDMF_INT32 : PM_XDMF_INT64;
 
   H5_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate (file access) for %s", h5path);
   H5_TRY(H5Pset_fapl_mpio(fapl, s->comm, MPI_INFO_NULL), "H5Pset_fapl_mpio for %s", h5path);
@@ -302,7 +303,7 @@ static int series_fields(pm_h5_series_t *s, const char *gname, int step, double 
     const pm_h5_field_t *fd = &fields[f];
     const pm_redist_t *rd = fd->on_elements ? s->ep : s->np;
     int per = fd->on_elements ? s->per : 1;
-    pm_redist_src_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL, NULL};
+    pm_redist_src_t x = {fd->is_int ? 4 : 8, fd->data, NULL, NULL};
     STEP(s->comm, pm_h5_write_rows(s, g, gname, fd->name, fd->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
                                    fd->is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, 0, rd, per, &x,
                                    fd->on_elements ? "cell" : "node"));

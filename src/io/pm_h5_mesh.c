@@ -73,7 +73,7 @@ static void elem_get(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t 
 }
 
 /* Owned elements' node positions only (a mesh of one type, in s->perm's order), nv = w / size of them per row, as
- * int64 (size 8) or as int32 (size 4: positions below 2^31, for the items in transit).  The two
+ * int64 (size 8) or as int32 (size 4: positions below 2^31, pm_h5io_conn_narrow).  The two
  * pm_redist_get_t's below fix size, so that the loop is compiled for each. */
 static inline void elem_nodes_(const pm_h5_series_t *s, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
                                const pm_redist_row_t *to, int w, int size) {
@@ -108,7 +108,7 @@ static void elem_nodes_get(const void *ctx, const pm_redist_t *rd, int32_t a, in
   elem_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int64_t));
 }
 
-/* The same as int32 (a pm_redist_src_t's get32). */
+/* The same as int32 (connectivity stored narrow, pm_h5io_conn_narrow). */
 static void elem_nodes_get32(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst,
                              const pm_redist_row_t *to, int w) {
   elem_nodes_(ctx, rd, a, b, dst, to, w, (int)sizeof(int32_t));
@@ -202,6 +202,7 @@ static int write_mixed(pm_h5_series_t *s, hid_t g, const int8_t *map, const int6
   pm_h5io_out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
   int ierr = PM_OK;
   int64_t tcnt[PM_H5_NT], tlo[PM_H5_NT], done[PM_H5_NT], mdone = 0;
+  int narrow = pm_h5io_conn_narrow(s->x.n_nodes);
   hid_t ds[PM_H5_NT], dm = -1;
   char where[PM_H5_NT][300], wmixed[300];
   pm_redist_info_t in;
@@ -216,17 +217,18 @@ static int write_mixed(pm_h5_series_t *s, hid_t g, const int8_t *map, const int6
   for (int t = 0; t < PM_H5_NT; t++)
     if (ttot[t] > 0) {
       snprintf(where[t], sizeof where[t], "dataset /mesh/%s of %s", pm_xdmf_conn_names[t], s->h5path);
-      STEP(s->comm, pm_h5io_dset_create(g, pm_xdmf_conn_names[t], H5T_STD_I64LE,
+      STEP(s->comm, pm_h5io_dset_create(g, pm_xdmf_conn_names[t], pm_h5io_conn_ftype(narrow),
                                         pm_cell_get((pm_cell_type_t)t)->n_verts, ttot[t], NULL, where[t], &ds[t]));
     }
   snprintf(wmixed, sizeof wmixed, "dataset /mesh/mixed of %s", s->h5path);
-  STEP(s->comm, pm_h5io_dset_create(g, "mixed", H5T_STD_I64LE, 0, pm_h5io_mixed_len(ttot), NULL, wmixed, &dm));
+  STEP(s->comm,
+       pm_h5io_dset_create(g, "mixed", pm_h5io_conn_ftype(narrow), 0, pm_h5io_mixed_len(ttot), NULL, wmixed, &dm));
   int64_t mlo = pm_h5io_mixed_len(tlo);
   int64_t row_room = PM_H5_ELEM_W; /* per row: each present type's columns, then the Mixed list's */
   for (int t = 0; t < PM_H5_NT; t++)
     if (ttot[t] > 0) row_room += pm_cell_get((pm_cell_type_t)t)->n_verts;
   pm_redist_src_t x = {(int)sizeof(int64_t) * PM_H5_ELEM_W * s->per, NULL, s->src.e ? pm_h5_src_elem_get : elem_get,
-                       s->src.e ? (const void *)&s->src : s, NULL};
+                       s->src.e ? (const void *)&s->src : s};
   for (int c = 0; c < in.nrounds; c++) {
     const void *buf = NULL;
     int64_t rows = 0, *split = NULL, *tr[PM_H5_NT], cnt[PM_H5_NT], mlen = 0, at = 0;
@@ -240,11 +242,14 @@ static int write_mixed(pm_h5_series_t *s, hid_t g, const int8_t *map, const int6
     pm_h5io_elem_split(buf, rows, tr, split + at, cnt, &mlen);
     for (int t = 0; t < PM_H5_NT; t++)
       if (ttot[t] > 0) {
-        STEP(s->comm, pm_h5io_dset_put(&o, ds[t], H5T_NATIVE_INT64, pm_cell_get((pm_cell_type_t)t)->n_verts,
-                                       tlo[t] + done[t], cnt[t], tr[t], where[t]));
+        int nv = pm_cell_get((pm_cell_type_t)t)->n_verts;
+        pm_h5io_conn_pack(tr[t], cnt[t] * nv, narrow);
+        STEP(s->comm, pm_h5io_dset_put(&o, ds[t], pm_h5io_conn_mtype(narrow), nv, tlo[t] + done[t], cnt[t], tr[t],
+                                       where[t]));
         done[t] += cnt[t];
       }
-    STEP(s->comm, pm_h5io_dset_put(&o, dm, H5T_NATIVE_INT64, 0, mlo + mdone, mlen, split + at, wmixed));
+    pm_h5io_conn_pack(split + at, mlen, narrow);
+    STEP(s->comm, pm_h5io_dset_put(&o, dm, pm_h5io_conn_mtype(narrow), 0, mlo + mdone, mlen, split + at, wmixed));
     mdone += mlen;
   }
 cleanup:
@@ -279,13 +284,12 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
     const pm_cell_t *c = pm_cell_get((pm_cell_type_t)one);
     int nv = c->n_verts;
     s->perm = s->src.perm = c->to_vtk;
-    int big = s->meta->global_nodes > INT32_MAX;
-    pm_redist_src_t x = {(int)sizeof(int64_t) * nv, NULL, elem_nodes_get, s, big ? NULL : elem_nodes_get32};
+    int narrow = pm_h5io_conn_narrow(s->x.n_nodes), size = narrow ? (int)sizeof(int32_t) : (int)sizeof(int64_t);
+    pm_redist_src_t x = {size * nv, NULL, narrow ? elem_nodes_get32 : elem_nodes_get, s};
     if (s->src.e)
-      x = (pm_redist_src_t){(int)sizeof(int64_t) * nv * s->per, NULL, pm_h5_src_nodes_get, &s->src,
-                            big ? NULL : pm_h5_src_nodes_get32};
-    STEP(s->comm, pm_h5_write_rows(s, g, "/mesh", pm_xdmf_conn_names[one], H5T_STD_I64LE, H5T_NATIVE_INT64, nv, s->ep,
-                                   s->per, &x, NULL));
+      x = (pm_redist_src_t){size * nv * s->per, NULL, narrow ? pm_h5_src_nodes_get32 : pm_h5_src_nodes_get, &s->src};
+    STEP(s->comm, pm_h5_write_rows(s, g, "/mesh", pm_xdmf_conn_names[one], pm_h5io_conn_ftype(narrow),
+                                   pm_h5io_conn_mtype(narrow), nv, s->ep, s->per, &x, NULL));
   } else {
     STEP(s->comm, write_mixed(s, g, map, own, ttot));
   }
@@ -300,8 +304,8 @@ int pm_h5_write_mesh(pm_h5_series_t *s) {
   int32_t *groups = NULL;
   H5_STEP(s->comm, g = pm_h5io_group_create(s->file, "mesh"), "creating group /mesh in %s", s->h5path);
   H5_STEP(s->comm, gf = pm_h5io_group_create(s->file, "fields"), "creating group /fields in %s", s->h5path);
-  pm_redist_src_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL, NULL};
-  pm_redist_src_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL, NULL};
+  pm_redist_src_t xyz = {3 * (int)sizeof(double), l->xyz, NULL, NULL};
+  pm_redist_src_t gid = {(int)sizeof(int64_t), l->gid, NULL, NULL};
   STEP(s->comm,
        pm_h5_write_rows(s, g, "/mesh", "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, s->np, 1, &xyz, NULL));
   STEP(s->comm,
@@ -312,14 +316,14 @@ int pm_h5_write_mesh(pm_h5_series_t *s) {
          pm_h5_write_rows(s, gf, "/fields", "node_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->np, 1, NULL, "node"));
   STEP(s->comm, write_elements(s, g));
   /* The local elements' owners are the ranks they come from; a source's are its own. */
-  pm_redist_src_t own = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_owner_get, &s->src, NULL};
+  pm_redist_src_t own = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_owner_get, &s->src};
   if (ranks)
     STEP(s->comm, pm_h5_write_rows(s, gf, "/fields", "cell_rank", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, s->per,
                                    s->src.e ? &own : NULL, "cell"));
-  pm_redist_src_t grp = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_group_get, &s->src, NULL};
+  pm_redist_src_t grp = {(int)sizeof(int32_t) * s->per, NULL, pm_h5_src_group_get, &s->src};
   if (!s->src.e) {
     STEP(s->comm, pm_local_element_groups(l, s->meta, &groups));
-    grp = (pm_redist_src_t){(int)sizeof(int32_t), groups, NULL, NULL, NULL};
+    grp = (pm_redist_src_t){(int)sizeof(int32_t), groups, NULL, NULL};
   }
   STEP(s->comm, pm_h5_write_rows(s, gf, "/fields", "cell_group", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, s->ep, s->per,
                                  &grp, "cell"));

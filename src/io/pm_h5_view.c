@@ -16,9 +16,9 @@
 #include "pmesh/pm_version.h"
 
 /* Connectivity of the n elements of a whole mesh (items as pm_h5io_elem_split takes them; ttot:
- * per cell type), written at once. */
+ * per cell type), written at once, as int32 when narrow (pm_h5io_conn_narrow). */
 static int write_connectivity(const pm_h5io_out_t *o, hid_t g, const int64_t *items, int64_t n,
-                              const int64_t ttot[PM_H5_NT], pm_scratch_t *sb) {
+                              const int64_t ttot[PM_H5_NT], int narrow, pm_scratch_t *sb) {
   int ierr = PM_OK, ntypes = 0;
   int64_t *buf = NULL, *rows[PM_H5_NT], cnt[PM_H5_NT], mlen = 0, at = 0;
   for (int t = 0; t < PM_H5_NT; t++) {
@@ -34,12 +34,17 @@ static int write_connectivity(const pm_h5io_out_t *o, hid_t g, const int64_t *it
   }
   pm_h5io_elem_split(items, n, rows, ntypes > 1 ? buf + at : NULL, cnt, &mlen);
   for (int t = 0; t < PM_H5_NT; t++)
-    if (ttot[t] > 0)
-      PM_TRY(pm_h5io_write_slab(o, g, "/mesh", pm_xdmf_conn_names[t], H5T_STD_I64LE, H5T_NATIVE_INT64,
-                                pm_cell_get((pm_cell_type_t)t)->n_verts, ttot[t], 0, cnt[t], rows[t], NULL));
-  if (ntypes > 1)
-    PM_TRY(
-        pm_h5io_write_slab(o, g, "/mesh", "mixed", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, mtot, 0, mlen, buf + at, NULL));
+    if (ttot[t] > 0) {
+      int nv = pm_cell_get((pm_cell_type_t)t)->n_verts;
+      pm_h5io_conn_pack(rows[t], cnt[t] * nv, narrow);
+      PM_TRY(pm_h5io_write_slab(o, g, "/mesh", pm_xdmf_conn_names[t], pm_h5io_conn_ftype(narrow),
+                                pm_h5io_conn_mtype(narrow), nv, ttot[t], 0, cnt[t], rows[t], NULL));
+    }
+  if (ntypes > 1) {
+    pm_h5io_conn_pack(buf + at, mlen, narrow);
+    PM_TRY(pm_h5io_write_slab(o, g, "/mesh", "mixed", pm_h5io_conn_ftype(narrow), pm_h5io_conn_mtype(narrow), 0, mtot,
+                              0, mlen, buf + at, NULL));
+  }
 cleanup:
   return ierr;
 }
@@ -90,7 +95,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
                             m->n_nodes, m->xyz, NULL));
   PM_TRY(pm_h5io_write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, m->n_nodes, 0, m->n_nodes,
                             m->node_gid, "node"));
-  PM_TRY(write_connectivity(&o, g, e, m->n_elems, ttot, &conv));
+  PM_TRY(write_connectivity(&o, g, e, m->n_elems, ttot, pm_h5io_conn_narrow(m->n_nodes), &conv));
   PM_TRY(pm_h5io_write_slab(&o, gf, "/fields", "part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_nodes, 0, m->n_nodes,
                             part, "node"));
   PM_TRY(pm_h5io_write_slab(&o, gf, "/fields", "elem_part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_elems, 0,
@@ -117,6 +122,7 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   x.n_nodes = m->n_nodes;
   x.n_elems = m->n_elems;
   memcpy(x.ttot, ttot, sizeof ttot);
+  x.conn_kind = pm_h5io_conn_narrow(m->n_nodes) ? PM_XDMF_INT32 : PM_XDMF_INT64;
   PM_TRY(pm_xdmf_add_field(&x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64));
   PM_TRY(pm_xdmf_add_field(&x, -1, "/fields/part", "part", 0, PM_XDMF_INT32));
   PM_TRY(pm_xdmf_add_field(&x, -1, "/fields/elem_part", "part", 1, PM_XDMF_INT32));

@@ -402,6 +402,15 @@ int64_t pm_h5io_mixed_len(const int64_t ttot[PM_H5_NT]) {
   return len;
 }
 
+void pm_h5io_conn_pack(int64_t *a, int64_t n, int narrow) {
+  if (!narrow) return;
+  char *o = (char *)a; /* bytes: value k goes where it cannot overwrite a value not yet read */
+  for (int64_t k = 0; k < n; k++) {
+    int32_t v = (int32_t)a[k];
+    memcpy(o + sizeof v * (size_t)k, &v, sizeof v);
+  }
+}
+
 int pm_h5io_type_attrs(hid_t root, int dim, const int64_t ttot[PM_H5_NT], const char *where) {
   static const pm_cell_type_t always[3] = {PM_CELL_TRI, PM_CELL_QUAD, PM_CELL_LINE}; /* their order of old */
   char name[32];

@@ -217,6 +217,20 @@ static inline int pm_h5io_cell_of(const int8_t map[PM_H5_GMSH_CODES], int gmsh) 
   return gmsh >= 0 && gmsh < PM_H5_GMSH_CODES ? map[gmsh] : -1;
 }
 
+/** Whether connectivity (the per-type datasets and the Mixed list) is stored as int32: while a
+ *  mesh's n_nodes positions all fit (fewer than 2^31 nodes), else as int64.  A refined 3D mesh's
+ *  connectivity is most of its result file; int32 makes it a third smaller. */
+static inline int pm_h5io_conn_narrow(int64_t n_nodes) { return n_nodes <= INT32_MAX; }
+
+/** The HDF5 file and memory types of connectivity stored narrow (int32) or not (int64). */
+static inline hid_t pm_h5io_conn_ftype(int narrow) { return narrow ? H5T_STD_I32LE : H5T_STD_I64LE; }
+static inline hid_t pm_h5io_conn_mtype(int narrow) { return narrow ? H5T_NATIVE_INT32 : H5T_NATIVE_INT64; }
+
+/** With `narrow`, a's n values (each fits int32) rewritten in place as int32 from a's first byte
+ *  on (so a's memory holds what pm_h5io_conn_mtype(1) describes); without it, nothing.  Not
+ *  collective. */
+void pm_h5io_conn_pack(int64_t *a, int64_t n, int narrow);
+
 /** Length of XDMF's Mixed list of ttot[t] cells of each type t. */
 int64_t pm_h5io_mixed_len(const int64_t ttot[PM_H5_NT]);
 

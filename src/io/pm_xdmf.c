@@ -93,7 +93,7 @@ static void xmf_grid(FILE *fp, const pm_xdmf_t *x, const char *ref, int step, co
   if (ntypes > 1) {
     fprintf(fp, "%s<Topology TopologyType=\"Mixed\" NumberOfElements=\"%" PRId64 "\">\n", in2, ncells);
     snprintf(dims, sizeof dims, "%" PRId64, mlen);
-    xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, "/mesh/mixed");
+    xmf_item(fp, in3, dims, x->conn_kind, ref, "/mesh/mixed");
   } else {
     const pm_cell_t *c = pm_cell_get((pm_cell_type_t)one);
     char dset[64];
@@ -101,7 +101,7 @@ static void xmf_grid(FILE *fp, const pm_xdmf_t *x, const char *ref, int step, co
             c->xdmf_name, x->ttot[one], c->n_verts);
     snprintf(dims, sizeof dims, "%" PRId64 " %d", x->ttot[one], c->n_verts);
     snprintf(dset, sizeof dset, "/mesh/%s", pm_xdmf_conn_names[one]);
-    xmf_item(fp, in3, dims, PM_XDMF_INT64, ref, dset);
+    xmf_item(fp, in3, dims, x->conn_kind, ref, dset);
   }
   fprintf(fp, "%s</Topology>\n%s<Geometry GeometryType=\"XYZ\">\n", in2, in2);
   snprintf(dims, sizeof dims, "%" PRId64 " 3", x->n_nodes);

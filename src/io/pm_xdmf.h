@@ -30,6 +30,7 @@ typedef struct pm_xdmf_field {
 typedef struct pm_xdmf {
   int dim;
   int64_t n_nodes, n_elems, ttot[PM_CELL_NTYPES]; /* ttot: cells by pm_cell_type_t */
+  int conn_kind;                                  /* the connectivity's: PM_XDMF_INT32 or PM_XDMF_INT64 */
   int nsteps;                                     /* 0: one uniform grid */
   double *times;
   int nfields;

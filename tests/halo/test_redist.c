@@ -141,7 +141,7 @@ static void get_bytes(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t
   }
 }
 
-/* Three int64 per row: g, 2g + 1, g mod 7; and the same as int32 (get32). */
+/* Three int64 per row: g, 2g + 1, g mod 7. */
 static void get_i64(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst, const pm_redist_row_t *to,
                     int width) {
   const roots_t *t = ctx;
@@ -149,18 +149,6 @@ static void get_i64(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b
   for (int32_t i = a; i < b; i++) {
     int32_t k = order ? order[i] : i;
     int64_t g = t->pos[row_of(t, k)], v[3] = {g, 2 * g + 1, g % 7};
-    memcpy(dst + (size_t)(to ? to[i - a] : i - a) * width, v, sizeof v);
-  }
-}
-
-static void get_i32(const void *ctx, const pm_redist_t *rd, int32_t a, int32_t b, char *dst, const pm_redist_row_t *to,
-                    int width) {
-  const roots_t *t = ctx;
-  const int32_t *order = pm_redist_order(rd);
-  for (int32_t i = a; i < b; i++) {
-    int32_t k = order ? order[i] : i;
-    int64_t g = t->pos[row_of(t, k)];
-    int32_t v[3] = {(int32_t)g, (int32_t)(2 * g + 1), (int32_t)(g % 7)};
     memcpy(dst + (size_t)(to ? to[i - a] : i - a) * width, v, sizeof v);
   }
 }
@@ -255,15 +243,14 @@ static void check_plan(const roots_t *t, int64_t K, int exact, int width, const 
   unsigned char *data = malloc((size_t)(t->nrows > 0 ? t->nrows : 1) * width);
   for (int32_t i = 0; i < t->nrows; i++)
     for (int b = 0; b < width; b++) data[(size_t)i * width + b] = t->pos[i] >= 0 ? val(t->pos[i], b, 0) : 0xEE;
-  pm_redist_src_t arr = {width, data, NULL, NULL, NULL};
+  pm_redist_src_t arr = {width, data, NULL, NULL};
   int groups[3] = {1, 3, in.nrounds};
   for (int gi = 0; gi < 3; gi++) check_forward(rd, t, &arr, 0, 0, groups[gi], what);
   /* ... and from callbacks (bytes; int64 rows narrowed to int32 in transit). */
-  pm_redist_src_t cb = {width, NULL, get_bytes, t, NULL};
+  pm_redist_src_t cb = {width, NULL, get_bytes, t};
   check_forward(rd, t, &cb, 0, 1, 2, what);
-  pm_redist_src_t narrow = {3 * (int)sizeof(int64_t), NULL, get_i64, t, get_i32};
-  check_forward(rd, t, &narrow, 1, 0, 1, what);
-  pm_redist_src_t wide = {3 * (int)sizeof(int64_t), NULL, get_i64, t, NULL};
+  pm_redist_src_t wide = {3 * (int)sizeof(int64_t), NULL, get_i64, t};
+  check_forward(rd, t, &wide, 1, 0, 1, what);
   check_forward(rd, t, &wide, 1, 0, in.nrounds, what);
   /* The rank each leaf comes from. */
   int32_t *from = malloc(sizeof(int32_t) * (size_t)(cnt > 0 ? cnt : 1));

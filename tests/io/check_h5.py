@@ -205,7 +205,7 @@ def main(args):
             fail("%s: root attribute %s missing" % (path, a))
     if errors:
         return
-    if attr(f, "format") != "pmesh-h5" or attr(f, "format_version") != 1:
+    if attr(f, "format") != "pmesh-h5" or attr(f, "format_version") != 2:
         fail("%s: format %s version %s" % (path, attr(f, "format"), attr(f, "format_version")))
     if not attr(f, "pmesh_version"):
         fail("%s: empty pmesh_version" % path)
@@ -230,10 +230,11 @@ def main(args):
 
     # Shapes and types.
     want = {"mesh/coordinates": ((nn, 3), "f8"), "mesh/global_id": ((nn,), "i8")}
+    conn = "i4" if nn < 2**31 else "i8"  # format 2: int32 connectivity below 2^31 nodes
     for t in present:
-        want["mesh/" + t[0]] = ((count[t[0]], t[1]), "i8")
+        want["mesh/" + t[0]] = ((count[t[0]], t[1]), conn)
     if len(present) > 1:
-        want["mesh/mixed"] = ((sum(count[t[0]] * (1 + t[1]) for t in present),), "i8")
+        want["mesh/mixed"] = ((sum(count[t[0]] * (1 + t[1]) for t in present),), conn)
     rk, erk = ("fields/part", "fields/elem_part") if view else ("fields/node_rank", "fields/cell_rank")
     want[rk] = ((nn,), "i4")
     want[erk] = ((ne,), "i4")
