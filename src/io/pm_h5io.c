@@ -402,6 +402,11 @@ int64_t pm_h5io_mixed_len(const int64_t ttot[PM_H5_NT]) {
   return len;
 }
 
+int pm_h5io_conn_narrow(int64_t n_nodes) {
+  const char *wide = getenv("PMESH_H5_WIDE");
+  return n_nodes <= INT32_MAX && !(wide && strcmp(wide, "1") == 0);
+}
+
 void pm_h5io_conn_pack(int64_t *a, int64_t n, int narrow) {
   if (!narrow) return;
   char *o = (char *)a; /* bytes: value k goes where it cannot overwrite a value not yet read */

@@ -218,9 +218,10 @@ static inline int pm_h5io_cell_of(const int8_t map[PM_H5_GMSH_CODES], int gmsh) 
 }
 
 /** Whether connectivity (the per-type datasets and the Mixed list) is stored as int32: while a
- *  mesh's n_nodes positions all fit (fewer than 2^31 nodes), else as int64.  A refined 3D mesh's
- *  connectivity is most of its result file; int32 makes it a third smaller. */
-static inline int pm_h5io_conn_narrow(int64_t n_nodes) { return n_nodes <= INT32_MAX; }
+ *  mesh's n_nodes positions all fit (fewer than 2^31 nodes) and PMESH_H5_WIDE is not 1, else as
+ *  int64.  A refined 3D mesh's connectivity is most of its result file; int32 makes it a third
+ *  smaller.  Every rank must see the same environment.  Not collective. */
+int pm_h5io_conn_narrow(int64_t n_nodes);
 
 /** The HDF5 file and memory types of connectivity stored narrow (int32) or not (int64). */
 static inline hid_t pm_h5io_conn_ftype(int narrow) { return narrow ? H5T_STD_I32LE : H5T_STD_I64LE; }

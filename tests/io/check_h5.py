@@ -2,14 +2,15 @@
 """check_h5.py - an independent reader of pmesh's HDF5 + XDMF results (issue 4).
 
   check_h5.py FILE.h5 [--xmf FILE.xmf] [--msh MESH.msh] [--np N] [--same-as REF.h5]
-              [--view [--ranks-of RESULT.h5]] [--series STEPS] [--expect-empty-type]
+              [--view [--ranks-of RESULT.h5]] [--series STEPS] [--expect-empty-type] [--wide]
               [--and FILE.h5 OPTIONS...]...
 
 --and starts the checks of another file (one process for several files: the test scripts make
 hundreds of checks, and each start of python with h5py costs a third of a second).
 
 Checks, with h5py/numpy and the MSH file parsed here (not with pmesh's code):
-  - the documented datasets, shapes, dtypes and root attributes;
+  - the documented datasets, shapes, dtypes and root attributes (connectivity int32 below 2^31
+    nodes, int64 with --wide: written with PMESH_H5_WIDE=1);
   - global ids ascending and exactly the tags of the nodes the mesh's top-dimension cells use;
     coordinates equal to the MSH file's, cell node lists (through the cell field `tag`) equal
     to the MSH file's elements; connectivity in range; /mesh/mixed consistent with the per-type
@@ -186,7 +187,7 @@ def main(args):
         a = args.pop(0)
         if a in opts:
             opts[a] = args.pop(0)
-        elif a in ("--view", "--expect-empty-type"):
+        elif a in ("--view", "--expect-empty-type", "--wide"):
             flags.add(a)
         else:
             files.append(a)
@@ -230,7 +231,7 @@ def main(args):
 
     # Shapes and types.
     want = {"mesh/coordinates": ((nn, 3), "f8"), "mesh/global_id": ((nn,), "i8")}
-    conn = "i4" if nn < 2**31 else "i8"  # format 2: int32 connectivity below 2^31 nodes
+    conn = "i4" if nn < 2**31 and "--wide" not in flags else "i8"  # format 2: int32 below 2^31 nodes
     for t in present:
         want["mesh/" + t[0]] = ((count[t[0]], t[1]), conn)
     if len(present) > 1:

@@ -37,6 +37,10 @@ for name in mixed square bar; do
       done
     done
   done
+  # PMESH_H5_WIDE=1: connectivity as int64 (the writer's path for 2^31 nodes and more), the
+  # same values as the int32 file's.
+  PMESH_H5_WIDE=1 PMESH_H5_ROWS=5 run 2 "$T" write p_${name}_2 wide_$name --shuffle > /dev/null || fail "write $name np 2 wide"
+  set -- "$@" --and wide_$name.h5 --xmf wide_$name.xmf --msh "$m" --np 2 --same-as ref_$name.h5 --wide
   $PY "$CHECK" "$@" || fail "check_h5.py: the files of $name written in rounds"
   # Restarts from a file written in rounds, read at another np.
   PMESH_H5_ROWS=5 run 3 "$T" read p_${name}_3 r_${name}_2_5_shuffle.h5 || fail "restart np 3 from $name np 2 rows 5 (read in rounds of 5)"
