@@ -4,7 +4,9 @@
  * a line into 2 (its midpoint), a triangle into 4 (edge midpoints), a quadrangle into 4 (edge
  * midpoints and its centre), a tetrahedron into 8 (edge midpoints; its inner octahedron cut along
  * the shortest of its three diagonals, decided from the element's own coordinates, equal lengths
- * by the inner children's shape, then by its vertex tags, so every rank decides alike), a
+ * (to a relative 1e-8, so that coordinates differing in their last bits, as a mesh's ASCII and
+ * binary files can, decide alike) by the inner children's shape, then by its vertex tags, so
+ * every rank decides alike), a
  * hexahedron into 8 (edge midpoints, face centres, its centre), a prism into 8.  Group faces
  * split alike (a triangle or quadrangle into 4, a line into 2, a point kept).  The fine mesh
  * never exists in one place; ranks exchange only with their neighbours and through one prefix

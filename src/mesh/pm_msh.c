@@ -712,6 +712,10 @@ static int msh_read_sections(msh_rd_t *r) {
     }
   }
   r->sect = "the file";
+  if (!r->have_nodes && !r->have_elems) /* what Gmsh writes when it meshed nothing */
+    return MSH_FAIL(r, PM_ERR_FORMAT,
+                    "the file has no $Nodes section and no $Elements section: an empty mesh (did Gmsh mesh "
+                    "anything? gmsh -2 or -3 on a geometry with surfaces or volumes)");
   if (!r->have_nodes) return MSH_FAIL(r, PM_ERR_FORMAT, "the file has no $Nodes section");
   if (!r->have_elems) return MSH_FAIL(r, PM_ERR_FORMAT, "the file has no $Elements section");
   if (r->unchecked) PM_CALL(msh_check_late(r));

@@ -277,7 +277,11 @@ int pm_part_compute(const pm_mesh_t *m, const pm_graph_t *g, const pm_part_optio
       free(count);
       return pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
                           "part %d is empty (%lld nodes into %d parts): use fewer parts%s", p, (long long)m->n_nodes,
-                          opt->nparts, opt->method == PM_PART_FILE ? " or fix the part file" : "");
+                          opt->nparts,
+                          opt->method == PM_PART_FILE  ? " or fix the part file"
+                          : opt->method == PM_PART_RCB ? ""
+                                                       : ", or --method rcb (METIS may leave a part of a small "
+                                                         "mesh empty; recursive bisection gives each part nodes)");
     }
   }
   free(count);

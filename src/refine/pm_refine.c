@@ -132,11 +132,21 @@ static double tet_shape(const double (*x)[3], const int8_t *v) {
   return vol != 0 ? e2 * e2 * e2 / (vol * vol) : INFINITY;
 }
 
+/* Whether a is below b by more than rounding: by a relative TIE.  Coordinates that differ in
+ * their last bits (a mesh file in ASCII, 16 digits, and the same mesh in binary) must choose
+ * alike: lengths or shapes within TIE of each other are a tie, decided by what follows. */
+static const double TIE = 1e-8;
+static int clearly_below(double a, double b) {
+  if (!isfinite(a) || !isfinite(b)) return a < b; /* a flat child's shape is infinite */
+  return a < b - TIE * fmax(fabs(a), fabs(b));
+}
+
 /* The inner diagonal of tetrahedron e: the shortest of the three, from the element's own
  * coordinates (the same bits on every rank: each refinement point is a sum of the same vertices
- * in the same order).  Diagonals of equal length (structured meshes) are told apart by the worst
- * shape of the four inner children they make, and equal shapes by the element's vertex tags: the
- * diagonal pairing the vertex of smallest tag with the smaller partner tag wins.  Local. */
+ * in the same order).  Diagonals of equal length (structured meshes; equal to a relative 1e-8,
+ * TIE) are told apart by the worst shape of the four inner children they make, and equal shapes
+ * by the element's vertex tags: the diagonal pairing the vertex of smallest tag with the smaller
+ * partner tag wins.  Local. */
 static int tet_variant(const pm_local_t *c, int32_t e, const pm_cell_t *t) {
   const int32_t *v = c->elem_node + c->elem_ptr[e];
   double x[PM_CELL_MAX_REFINED][3]; /* twice the refinement points: exact sums of two vertices */
@@ -164,10 +174,11 @@ static int tet_variant(const pm_local_t *c, int32_t e, const pm_cell_t *t) {
     }
   }
   int best = 0;
-  for (int d = 1; d < t->n_variants; d++)
-    if (len[d] < len[best] ||
-        (len[d] == len[best] && (shape[d] < shape[best] || (shape[d] == shape[best] && partner[d] < partner[best]))))
-      best = d;
+  for (int d = 1; d < t->n_variants; d++) {
+    int shorter = clearly_below(len[d], len[best]), tie = !shorter && !clearly_below(len[best], len[d]);
+    int better = clearly_below(shape[d], shape[best]), same = !better && !clearly_below(shape[best], shape[d]);
+    if (shorter || (tie && (better || (same && partner[d] < partner[best])))) best = d;
+  }
   return best;
 }
 

@@ -32,6 +32,7 @@ text = {
     "trunc_endelements.msh": FMT22 + NODES22 + "$Elements\n1\n1 2 2 1 1 1 2 3\n",
     "no_endnodes.msh": FMT22 + "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n" + ELEMS22,
     "no_nodes.msh": FMT22 + ELEMS22,
+    "gmsh_empty41.msh": FMT41 + "$Entities\n0 0 0 0\n$EndEntities\n",  # Gmsh's file when it meshed nothing
     "no_elements.msh": FMT22 + NODES22,
     "nodes_negative.msh": FMT22 + "$Nodes\n-5\n$EndNodes\n" + ELEMS22,
     "nodes_huge31.msh": FMT22 + "$Nodes\n2147483648\n1 0 0 0\n$EndNodes\n" + ELEMS22,
