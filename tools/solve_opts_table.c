@@ -119,8 +119,9 @@ static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
        "  --fine-operator auto|assembled|matrix-free  the finest level's operator: assembled, or\n"
        "                         applied from the level below without fine elements or matrix, its\n"
        "                         weights in single precision (--refine K >= 1, steady FEM on\n"
-       "                         tetrahedra, constant conductivities, Dirichlet conditions; --precond\n"
-       "                         none, jacobi or mg); auto (default): matrix-free where it applies\n"
+       "                         tetrahedra, hexahedra and prisms, constant conductivities,\n"
+       "                         Dirichlet conditions; --precond none, jacobi or mg); auto\n"
+       "                         (default): matrix-free where it applies\n"
        "                         with --precond mg, from 1M unknowns on and without --reproducible\n",
        0},
   };

@@ -13,7 +13,7 @@
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 
-enum { TET = PM_FINE_TET, NCODES = 8 }; /* the tetrahedron's Gmsh code; the codes cell[] covers */
+enum { TET = PM_FINE_TET, NCODES = PM_FINE_CODES }; /* the tetrahedron's Gmsh code; the codes cell[] covers */
 enum { PATCH_EDGES = 25 }; /* the edges of a refined tetrahedron's ten points */
 
 #if defined(__GNUC__)
@@ -287,6 +287,30 @@ static inline void patch(int v, int diag, const double w[6], const double xv[10]
   }
 }
 
+/* product's step for coarse element e when it is a hexahedron (code 5) or prism: its children's
+ * pair weights; m, its points, a constant in each of the two calls. */
+static ALWAYS_INLINE void cell_step(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw, int code,
+                                    int m) {
+  uint32_t n = (uint32_t)F->f->n_internal;
+  const char *fx = F->fixed;
+  int32_t pts[PM_CELL_MAX_REFINED];
+  double xv[PM_CELL_MAX_REFINED], yv[PM_CELL_MAX_REFINED];
+  const int32_t *cv = F->c->elem_node + F->c->elem_ptr[e], *nd = F->pt->node + (int64_t)e * F->pt->stride;
+  int nv = code == 5 ? 8 : 6, plain = F->plain[e] && !raw;
+  for (int k = 0; k < m; k++) pts[k] = k < nv ? F->pt->vert[cv[k]] : nd[k - nv];
+  for (int k = 0; k < m; k++) xv[k] = plain || (pts[k] >= 0 && (raw || !fx[pts[k]])) ? x[pts[k]] : 0.0;
+  pm_fine_cells_apply(&F->cells, code, e, 0, xv, yv);
+  for (int a = 0; a < m; a++)
+    if (plain || ((uint32_t)pts[a] < n && (raw || !fx[pts[a]]))) y[pts[a]] += yv[a];
+}
+
+static void product_cell(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw) {
+  if (F->c->elem_type[e] == 5)
+    cell_step(F, e, x, y, raw, 5, 27);
+  else
+    cell_step(F, e, x, y, raw, 6, 18);
+}
+
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
  * columns), y[N] zeroed first; x's externals must be current.  A tetrahedron in edge form: its
  * fine edge weights W (edge_weights), then for each of its ten points y_a += sum over its edges
@@ -294,19 +318,6 @@ static inline void patch(int v, int diag, const double w[6], const double xv[10]
  * columns eliminated).  A point this
  * rank lacks (x taken as 0) is never on an edge with an internal node, whose row alone is
  * added.  Local. */
-/* product's step for coarse element e when it is no tetrahedron: its children's stored matrices. */
-static void product_cell(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw) {
-  uint32_t n = (uint32_t)F->f->n_internal;
-  const char *fx = F->fixed;
-  int32_t pts[PM_CELL_MAX_REFINED];
-  double xv[PM_CELL_MAX_REFINED], yv[PM_CELL_MAX_REFINED];
-  int m = cell_points(F, e, pts), plain = F->plain[e] && !raw;
-  for (int k = 0; k < m; k++) xv[k] = plain || (pts[k] >= 0 && (raw || !fx[pts[k]])) ? x[pts[k]] : 0.0;
-  pm_fine_cells_apply(&F->cells, F->cell[F->c->elem_type[e]], e, 0, xv, yv);
-  for (int a = 0; a < m; a++)
-    if (plain || ((uint32_t)pts[a] < n && (raw || !fx[pts[a]]))) y[pts[a]] += yv[a];
-}
-
 static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   const pm_local_t *c = F->c;
   uint32_t n = (uint32_t)F->f->n_internal;
@@ -377,7 +388,7 @@ static int diagonal(const pm_fine_t *F, double *d) {
       element_weights(F, e, w);
       patch(F->pt->variant[e], 1, w, NULL, dv);
     } else {
-      pm_fine_cells_apply(&F->cells, F->cell[F->c->elem_type[e]], e, 1, NULL, dv);
+      pm_fine_cells_apply(&F->cells, F->c->elem_type[e], e, 1, NULL, dv);
     }
     for (int a = 0; a < m; a++)
       if ((uint32_t)pts[a] < n) d[pts[a]] += dv[a];
@@ -644,25 +655,24 @@ static int loads(const pm_fine_t *F, double *b) {
   const pm_problem_list_t *src = &F->prob->source;
   const pm_local_t *c = F->c;
   int32_t n = F->f->n_internal, *idx = NULL;
-  pm_expr_t **fx = NULL, *kc = NULL;
+  pm_expr_t **fx = NULL;
   int ierr = PM_OK;
   memset(b, 0, (size_t)n * sizeof *b);
   if (src->n == 0) return PM_OK; /* the default source is 0 */
   PM_TRY(PM_CALLOC(fx, src->n, "sources"));
   for (int i = 0; i < src->n; i++) PM_TRY(pm_expr_create_value(src->e[i].value, &fx[i]));
-  PM_TRY(pm_expr_create("1", &kc)); /* the load does not depend on k */
   PM_TRY(PM_MALLOC(idx, (int64_t)c->n_elems + 1, "sources"));
   PM_TRY(entry_of_element(c, src, "source", idx));
   for (int32_t e = 0; e < c->n_elems; e++) {
     const pm_cell_t *t = F->cell[c->elem_type[e]];
     for (int ch = 0; ch < t->n_children; ch++) {
       int32_t v[PM_CELL_MAX_VERTS];
-      double K[PM_ELEMENT_NV][PM_ELEMENT_NV], Fe[PM_ELEMENT_NV];
+      double Fe[PM_ELEMENT_NV];
       const double *X[PM_CELL_MAX_VERTS];
       if (!child_nodes(F, t, e, ch, v)) continue;
       PM_TRY_CHECK(idx[e] >= 0, PM_ERR_ARG, "element %lld has no source", (long long)c->elem_gid[e]);
       for (int j = 0; j < t->n_verts; j++) X[j] = F->f->xyz + 3 * (int64_t)v[j];
-      ierr = pm_element_stiffness_at(t, X, kc, fx[idx[e]], 1.0, K, Fe);
+      ierr = pm_element_load_at(t, X, fx[idx[e]], Fe);
       if (ierr) {
         char prefix[128];
         snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)c->elem_gid[e]);
@@ -676,7 +686,6 @@ static int loads(const pm_fine_t *F, double *b) {
 cleanup:
   for (int i = 0; fx && i < src->n; i++) pm_expr_destroy(&fx[i]);
   free(fx);
-  pm_expr_destroy(&kc);
   free(idx);
   return ierr;
 }
