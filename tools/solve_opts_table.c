@@ -41,7 +41,8 @@ static int opt_refine(void *ctx, const char *opt, const char *v) {
   /* The size a K allows is checked on the loaded mesh, with the figures; past 64 even 2^K
    * overflows every index type. */
   if (k > 64)
-    return pm_tool_error(tool, "%s %s: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64", opt, v);
+    return pm_tool_error(
+        tool, "%s %s: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64", opt, v);
   ((params_t *)ctx)->refine = (int)k;
   return 0;
 }
@@ -67,7 +68,6 @@ static int opt_exchange(void *ctx, const char *opt, const char *v) {
   ((params_t *)ctx)->exchange = (int)k;
   return 0;
 }
-
 
 /* The first part: files, the problem, the scheme and the preconditioner.  Returns its length. */
 static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
@@ -152,7 +152,8 @@ static void options_solver(params_t *p, pm_tool_opt_t *t) {
        "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
       {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
        "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2;\n"
-       "                         3 with mg on 3D meshes)\n", 0},
+       "                         3 with mg on 3D meshes)\n",
+       0},
       {"--amg-levels", I, &p->amg_levels, INT32_MIN, INT32_MAX, NULL, NULL,
        "  --amg-levels L         at most L levels (default 10)\n", 0},
       {"--amg-coarse", I, &p->amg_coarse, INT32_MIN, INT32_MAX, NULL, NULL,
@@ -273,4 +274,3 @@ void solve_print_help(const pm_tool_opt_t *t) {
       "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
       "  --help, --version\n");
 }
-

@@ -104,8 +104,7 @@ int solve_refine(const params_t *p, pm_partition_t *part) {
     int all = 0, stored = 0;
     PM_CALL(matrix_free_cells(part, &all, &stored));
     PM_CALL(pm_refine_check_run_points(part->comm, part->local, p->refine, keep + 160.0 + (stored ? 80.0 : 0.0)));
-  }
-  else
+  } else
     PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
   if (p->fine_operator == FINE_MATRIX_FREE) /* the levels and the last level's refinement points */
     PM_CALL(pm_partition_refine_points(part, p->refine));

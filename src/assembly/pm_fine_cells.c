@@ -39,8 +39,8 @@ static int make_pairs(const pm_cell_t *t, int code, pairs_t *P) {
 /* Element e's pair weights (conductivity ke) into W, in single precision: each child's -K(a, b)
  * summed in double into the pair of its points, then rounded.  Local. */
 static int element_weights(const pm_local_t *c, const pm_local_t *f, const pm_refine_points_t *pt, int32_t e,
-                           const pm_cell_t *t, const pairs_t *P, double ke, const pm_expr_t *one,
-                           const pm_expr_t *zero, float *W) {
+                           const pm_cell_t *t, const pairs_t *P, double ke, const pm_expr_t *one, const pm_expr_t *zero,
+                           float *W) {
   const int nv = t->n_verts;
   double w[PM_FINE_MAX_PAIRS] = {0};
   for (int ch = 0; ch < t->n_children; ch++) {

@@ -14,7 +14,7 @@
 #include "pmesh/pm_fem.h"
 
 enum { TET = PM_FINE_TET, NCODES = PM_FINE_CODES }; /* the tetrahedron's Gmsh code; the codes cell[] covers */
-enum { PATCH_EDGES = 25 }; /* the edges of a refined tetrahedron's ten points */
+enum { PATCH_EDGES = 25 };                          /* the edges of a refined tetrahedron's ten points */
 
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -117,10 +117,10 @@ struct pm_fine {
   const pm_refine_points_t *pt;
   pm_halo_t *halo;
   const pm_problem_t *prob;
-  double k_all;   /* every element's conductivity, when k is NULL */
-  double *k;      /* [coarse elements] each one's, when they differ (until the weights are made) */
-  float *w;       /* [coarse elements][6] a tetrahedron's parent edge weights (parent_weights, k included) */
-  pm_fine_cells_t cells;  /* the other cells' children's matrices (pm_fine_cells.h) */
+  double k_all;          /* every element's conductivity, when k is NULL */
+  double *k;             /* [coarse elements] each one's, when they differ (until the weights are made) */
+  float *w;              /* [coarse elements][6] a tetrahedron's parent edge weights (parent_weights, k included) */
+  pm_fine_cells_t cells; /* the hexahedra's and prisms' pair weights (pm_fine_cells.h) */
   const pm_cell_t *cell[NCODES]; /* the table's entry of each Gmsh code the level may hold */
   uint8_t *plain; /* [coarse elements] 1: all its points are internal and free nodes (no test per point) */
   char *fixed;    /* [NP] Dirichlet marks */
@@ -212,7 +212,7 @@ static int make_weights(pm_fine_t *F) {
   for (int32_t e = 0; e < c->n_elems; e++) {
     const int32_t *cv = c->elem_node + c->elem_ptr[e];
     double w[6];
-    if (c->elem_type[e] != TET) continue; /* its children's matrices are in F->cells */
+    if (c->elem_type[e] != TET) continue; /* its weights are in F->cells */
     PM_CHECK(parent_weights(c->xyz + 3 * (int64_t)cv[0], c->xyz + 3 * (int64_t)cv[1], c->xyz + 3 * (int64_t)cv[2],
                             c->xyz + 3 * (int64_t)cv[3], k_of(F, e), w),
              PM_ERR_FORMAT,
@@ -314,10 +314,9 @@ static void product_cell(const pm_fine_t *F, int32_t e, const double *x, double 
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
  * columns), y[N] zeroed first; x's externals must be current.  A tetrahedron in edge form: its
  * fine edge weights W (edge_weights), then for each of its ten points y_a += sum over its edges
- * W (x_a - x_b); another cell by its children's stored matrices; x zero on Dirichlet nodes (their
- * columns eliminated).  A point this
- * rank lacks (x taken as 0) is never on an edge with an internal node, whose row alone is
- * added.  Local. */
+ * W (x_a - x_b); a hexahedron or prism by its kept pair weights (cell_step) alike; x zero on
+ * Dirichlet nodes (their columns eliminated).  A point this rank lacks (x taken as 0) is never
+ * on an edge with an internal node, whose row alone is added.  Local. */
 static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   const pm_local_t *c = F->c;
   uint32_t n = (uint32_t)F->f->n_internal;
@@ -374,9 +373,9 @@ static int op_diagonal(void *ctx, double *d) {
   return diagonal(ctx, d);
 }
 
-/* The diagonal into d [N]: each point's sum of its edge weights (the rows have zero sums; the
- * other cells: their children's matrices' diagonals), 1 on
- * Dirichlet rows (computed when asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
+/* The diagonal into d [N]: each point's sum of its edge or pair weights (the rows have zero
+ * sums), 1 on Dirichlet rows (computed when asked, not kept: 8 bytes a row less at the solve's
+ * peak).  Local. */
 static int diagonal(const pm_fine_t *F, double *d) {
   uint32_t n = (uint32_t)F->f->n_internal;
   memset(d, 0, (size_t)n * sizeof *d);

@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     char path[256], groups[3][64] = {"xmin", "hole", "solid"};
     const char *arg = argv[i], *colon = strchr(arg, ':');
-    int dim = 0, cell = !colon                                   ? -1
+    int dim = 0, cell = !colon                              ? -1
                         : strncmp(arg, "box:", 4) == 0      ? 0
                         : strncmp(arg, "hexbox:", 7) == 0   ? 1
                         : strncmp(arg, "prismbox:", 9) == 0 ? 2
@@ -177,7 +177,14 @@ int main(int argc, char **argv) {
     if (cell >= 0) { /* meshgen box N N N [--tet | --prism] */
       int64_t nn = atoll(colon + 1);
       snprintf(path, sizeof path, "fine_op_box%d_%lld.msh", cell, (long long)nn);
-      pm_gen_t g = {.kind = PM_GEN_BOX, .nx = nn, .ny = nn, .nz = nn, .lx = 1, .ly = 1, .lz = 1, .tet = cell == 0,
+      pm_gen_t g = {.kind = PM_GEN_BOX,
+                    .nx = nn,
+                    .ny = nn,
+                    .nz = nn,
+                    .lx = 1,
+                    .ly = 1,
+                    .lz = 1,
+                    .tet = cell == 0,
                     .prism = cell == 2};
       if (g_rank == 0) OK(pm_gen_save(path, &g));
       MPI_Barrier(MPI_COMM_WORLD);
