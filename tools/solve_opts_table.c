@@ -41,7 +41,8 @@ static int opt_refine(void *ctx, const char *opt, const char *v) {
   /* The size a K allows is checked on the loaded mesh, with the figures; past 64 even 2^K
    * overflows every index type. */
   if (k > 64)
-    return pm_tool_error(tool, "%s %s: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64", opt, v);
+    return pm_tool_error(
+        tool, "%s %s: each refinement doubles (1D), quadruples (2D) or octuples (3D) the mesh: at most 64", opt, v);
   ((params_t *)ctx)->refine = (int)k;
   return 0;
 }
@@ -67,7 +68,6 @@ static int opt_exchange(void *ctx, const char *opt, const char *v) {
   ((params_t *)ctx)->exchange = (int)k;
   return 0;
 }
-
 
 /* The first part: files, the problem, the scheme and the preconditioner.  Returns its length. */
 static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
@@ -119,8 +119,9 @@ static size_t options_problem(params_t *p, pm_tool_opt_t *t) {
        "  --fine-operator auto|assembled|matrix-free  the finest level's operator: assembled, or\n"
        "                         applied from the level below without fine elements or matrix, its\n"
        "                         weights in single precision (--refine K >= 1, steady FEM on\n"
-       "                         tetrahedra, constant conductivities, Dirichlet conditions; --precond\n"
-       "                         none, jacobi or mg); auto (default): matrix-free where it applies\n"
+       "                         tetrahedra, hexahedra and prisms, constant conductivities,\n"
+       "                         Dirichlet conditions; --precond none, jacobi or mg); auto\n"
+       "                         (default): matrix-free where it applies\n"
        "                         with --precond mg, from 1M unknowns on and without --reproducible\n",
        0},
   };
@@ -151,7 +152,8 @@ static void options_solver(params_t *p, pm_tool_opt_t *t) {
        "  --amg-smoother NAME    chebyshev|jacobi|l1-jacobi (default chebyshev)\n", 0},
       {"--amg-sweeps", I, &p->amg_sweeps, INT32_MIN, INT32_MAX, NULL, NULL,
        "  --amg-sweeps K         smoothing steps before and after the coarse correction (default 2;\n"
-       "                         3 with mg on 3D meshes)\n", 0},
+       "                         3 with mg on 3D meshes)\n",
+       0},
       {"--amg-levels", I, &p->amg_levels, INT32_MIN, INT32_MAX, NULL, NULL,
        "  --amg-levels L         at most L levels (default 10)\n", 0},
       {"--amg-coarse", I, &p->amg_coarse, INT32_MIN, INT32_MAX, NULL, NULL,
@@ -272,4 +274,3 @@ void solve_print_help(const pm_tool_opt_t *t) {
       "  CONTROL_FILE           the lecture's input.dat: NEg / dX Q A COND / ITERmax / EPS\n"
       "  --help, --version\n");
 }
-

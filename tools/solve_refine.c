@@ -12,15 +12,30 @@
 #include "pmesh/pm_refine_run.h"
 #include "solve.h"
 
+/* Whether every cell of the mesh is one the matrix-free level takes (tetrahedra, hexahedra,
+ * prisms: Gmsh's 4, 5, 6), and whether some are hexahedra or prisms (*stored: their children's
+ * weights are kept, pm_fine_cells.h).  Collective. */
+static int matrix_free_cells(const pm_partition_t *part, int *all, int *stored) {
+  const pm_local_t *l = part->local;
+  int v[2] = {l->has_mesh, 0}; /* a rank without elements agrees */
+  for (int32_t e = 0; e < l->n_elems; e++) {
+    v[0] &= l->elem_type[e] >= 4 && l->elem_type[e] <= 6;
+    v[1] |= l->elem_type[e] == 5 || l->elem_type[e] == 6;
+  }
+  v[1] = -v[1];
+  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, part->comm));
+  *all = v[0];
+  *stored = -v[1];
+  return PM_OK;
+}
+
 /* --fine-operator auto, the options allowing it (solve_args.c): matrix-free when every cell of
- * the mesh is a tetrahedron, else assembled.  Collective. */
+ * the mesh is a tetrahedron, hexahedron or prism, else assembled.  Collective. */
 int solve_choose_fine_operator(params_t *p, const pm_partition_t *part) {
   if (p->fine_operator != FINE_AUTO) return PM_OK;
-  const pm_local_t *l = part->local;
-  int tets = l->has_mesh;                                                       /* a rank without elements agrees */
-  for (int32_t e = 0; e < l->n_elems && tets; e++) tets = l->elem_type[e] == 4; /* Gmsh's tetrahedron */
-  PM_CALL_MPI(pm_comm_allreduce(MPI_IN_PLACE, &tets, 1, MPI_INT, MPI_MIN, part->comm));
-  p->fine_operator = tets ? FINE_MATRIX_FREE : FINE_ASSEMBLED;
+  int all = 0, stored = 0;
+  PM_CALL(matrix_free_cells(part, &all, &stored));
+  p->fine_operator = all ? FINE_MATRIX_FREE : FINE_ASSEMBLED;
   return PM_OK;
 }
 
@@ -82,10 +97,14 @@ int solve_refine(const params_t *p, pm_partition_t *part) {
                                 (p->dim == 3 ? 2.5 : 1.0);
   /* matrix-free (no fine elements, no fine matrix): CG's and the run's vectors, the marks, the
    * finest cycle level and its P, the levels below; 160 bytes per fine node besides the meshes
-   * (measured: 264 in all on the 125k-node bracket refined twice) */
-  if (p->fine_operator == FINE_MATRIX_FREE)
-    PM_CALL(pm_refine_check_run_points(part->comm, part->local, p->refine, keep + 160.0));
-  else
+   * (measured: 264 in all on the 125k-node bracket refined twice); hexahedra and prisms keep
+   * their children's weights, about 80 more (a hexahedron's 158 floats per 8 fine nodes; measured:
+   * 305 in all on meshgen box 25 25 25 refined 3 times) */
+  if (p->fine_operator == FINE_MATRIX_FREE) {
+    int all = 0, stored = 0;
+    PM_CALL(matrix_free_cells(part, &all, &stored));
+    PM_CALL(pm_refine_check_run_points(part->comm, part->local, p->refine, keep + 160.0 + (stored ? 80.0 : 0.0)));
+  } else
     PM_CALL(pm_refine_check_run(part->comm, part->local, p->refine, run_bytes));
   if (p->fine_operator == FINE_MATRIX_FREE) /* the levels and the last level's refinement points */
     PM_CALL(pm_partition_refine_points(part, p->refine));

@@ -7,17 +7,19 @@
  * the refinement chose, pm_refine_points_t.variant); pm_refine_points_t names each coarse
  * element's refinement points as fine local nodes.  Every pass below walks the coarse elements
  * and forms what it needs of the children in registers.  The product y = A x and its diagonal
- * take the parent's matrix from the assembly's own element kernel (pm_element.c) and the 25
- * fine edges' weights as fixed linear maps of the parent's six (made once from the template);
- * the load with the Dirichlet columns moved right and the node weights of the error norms take
- * the children's own coordinates.  The Dirichlet rows are identity rows and their columns are eliminated, as
+ * take a tetrahedron's matrix from the assembly's own element kernel (pm_element.c) and the 25
+ * fine edges' weights as fixed linear maps of the parent's six (made once from the template); a
+ * hexahedron's or prism's children's matrices are made once with the same kernel and kept as
+ * weights of the pairs of points that share a child (pm_fine_cells.h); the load with the
+ * Dirichlet columns moved right and the node weights of the error norms take the children's own
+ * coordinates.  The Dirichlet rows are identity rows and their columns are eliminated, as
  * pm_fem_assemble does, so the operator is pm_fem_assemble's matrix on the fine mesh; only the
  * order of the sums differs (products agree to rounding, not bit for bit).
  *
- * Supported: the steady problem with the FEM scheme on tetrahedra, conductivities constant per
- * volume group (no x, y, z), any source, Dirichlet conditions.  Refused with PM_ERR_UNSUPPORTED,
- * naming what: other cells, FDM, conductivities depending on x, y or z, Neumann and Robin
- * conditions. */
+ * Supported: the steady problem with the FEM scheme on tetrahedra, hexahedra and prisms (mixed
+ * or not), conductivities constant per volume group (no x, y, z), any source, Dirichlet
+ * conditions.  Refused with PM_ERR_UNSUPPORTED, naming what: other cells, FDM, conductivities
+ * depending on x, y or z, Neumann and Robin conditions. */
 #ifndef PMESH_PM_FINE_OP_H
 #define PMESH_PM_FINE_OP_H
 

@@ -310,6 +310,23 @@ int pm_element_stiffness_at(const pm_cell_t *c, const double *const *X, const pm
   }
 }
 
+int pm_element_load_at(const pm_cell_t *c, const double *const *X, const pm_expr_t *f, double F[PM_ELEMENT_NV]) {
+  pm_element_qp_t g;
+  PM_CALL(pm_element_geometry(c, X, 0, &g));
+  const int f_const = pm_expr_is_const(f);
+  double fv[PM_CELL_MAX_QP];
+  for (int q = 0; q < g.n_qp; q++) {
+    if (q == 0 || !f_const) PM_CALL(pm_element_eval(f, g.p[q], "the source", &fv[q]));
+    if (q > 0 && f_const) fv[q] = fv[0];
+  }
+  for (int a = 0; a < g.nv; a++) { /* stiffness's sums, term for term */
+    double Fa = 0;
+    for (int q = 0; q < g.n_qp; q++) Fa += fv[q] * g.phi[q][a] * g.w[q];
+    F[a] = Fa;
+  }
+  return PM_OK;
+}
+
 int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, const pm_expr_t *f, double area,
                          double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]) {
   const ref_basis_t *r;

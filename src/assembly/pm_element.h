@@ -61,6 +61,10 @@ int pm_element_stiffness(const pm_local_t *l, int32_t e, const pm_expr_t *k, con
 int pm_element_stiffness_at(const pm_cell_t *c, const double *const *X, const pm_expr_t *k, const pm_expr_t *f,
                             double area, double K[PM_ELEMENT_NV][PM_ELEMENT_NV], double F[PM_ELEMENT_NV]);
 
+/** The load F alone of pm_element_stiffness_at (the same sums; a 3D cell's volume > 0 checked as
+ *  there): without the gradients, which a multilinear cell computes at every point.  The
+ *  matrix-free fine operator's right-hand side. */
+int pm_element_load_at(const pm_cell_t *c, const double *const *X, const pm_expr_t *f, double F[PM_ELEMENT_NV]);
 
 /** Element mass M[a][b] = integral of phi_a phi_b (times `area` for lines), with the quadrature
  *  of pm_element_stiffness: exact for affine cells (simplices, parallelograms, parallelepipeds,

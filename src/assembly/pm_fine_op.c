@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "pm_element.h"
+#include "pm_fine_cells.h"
 #include "pm_problem_int.h"
 #include "pmesh/pm_error.h"
 #include "pmesh/pm_fem.h"
 
-enum { TET = 4 };          /* the Gmsh code of the one cell supported */
-enum { PATCH_EDGES = 25 }; /* the edges of a refined tetrahedron's ten points */
+enum { TET = PM_FINE_TET, NCODES = PM_FINE_CODES }; /* the tetrahedron's Gmsh code; the codes cell[] covers */
+enum { PATCH_EDGES = 25 };                          /* the edges of a refined tetrahedron's ten points */
 
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -116,23 +117,25 @@ struct pm_fine {
   const pm_refine_points_t *pt;
   pm_halo_t *halo;
   const pm_problem_t *prob;
-  double k_all;   /* every element's conductivity, when k is NULL */
-  double *k;      /* [coarse elements] each one's, when they differ (until the weights are made) */
-  float *w;       /* [coarse elements][6] each one's parent edge weights (parent_weights, k included) */
-  uint8_t *plain; /* [coarse elements] 1: all ten points are internal and free nodes (no test per point) */
+  double k_all;          /* every element's conductivity, when k is NULL */
+  double *k;             /* [coarse elements] each one's, when they differ (until the weights are made) */
+  float *w;              /* [coarse elements][6] a tetrahedron's parent edge weights (parent_weights, k included) */
+  pm_fine_cells_t cells; /* the hexahedra's and prisms' pair weights (pm_fine_cells.h) */
+  const pm_cell_t *cell[NCODES]; /* the table's entry of each Gmsh code the level may hold */
+  uint8_t *plain; /* [coarse elements] 1: all its points are internal and free nodes (no test per point) */
   char *fixed;    /* [NP] Dirichlet marks */
   double *g;      /* [NP] Dirichlet values (0 elsewhere), until pm_fine_system */
   int64_t n_fixed;
   int8_t mid[10][2]; /* each refinement point's two parents (a vertex: itself twice) */
 };
 
-/* The child's four fine nodes; 0 when it touches no internal node (nothing to add: it may also
- * lack nodes this rank does not hold). */
+/* Child ch's fine nodes (t->n_verts of them); 0 when it touches no internal node (nothing to
+ * add: it may also lack nodes this rank does not hold). */
 static inline int children_of(const pm_refine_points_t *pt, const pm_local_t *c, int32_t n, const pm_cell_t *t,
-                              int32_t e, int ch, int32_t v[4]) {
+                              int32_t e, int ch, int32_t v[PM_CELL_MAX_VERTS]) {
   const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[pt->variant[e]][ch - t->n_fixed];
   int mine = 0, missing = 0;
-  for (int j = 0; j < 4; j++) {
+  for (int j = 0; j < t->n_verts; j++) {
     v[j] = pm_refine_point(pt, c, e, ref[j]);
     missing |= v[j] < 0;
     mine |= v[j] >= 0 && v[j] < n;
@@ -140,7 +143,7 @@ static inline int children_of(const pm_refine_points_t *pt, const pm_local_t *c,
   return mine && !missing;
 }
 
-static inline int child_nodes(const pm_fine_t *F, const pm_cell_t *t, int32_t e, int ch, int32_t v[4]) {
+static inline int child_nodes(const pm_fine_t *F, const pm_cell_t *t, int32_t e, int ch, int32_t v[PM_CELL_MAX_VERTS]) {
   return children_of(F->pt, F->c, F->f->n_internal, t, e, ch, v);
 }
 
@@ -154,6 +157,18 @@ static inline void element_points(const pm_fine_t *F, int32_t e, int32_t pts[10]
   const int32_t *cv = F->c->elem_node + F->c->elem_ptr[e], *nd = F->pt->node + (int64_t)e * F->pt->stride;
   for (int k = 0; k < 4; k++) pts[k] = F->pt->vert[cv[k]];
   for (int k = 0; k < 6; k++) pts[4 + k] = nd[k];
+}
+
+/* Coarse element e's refinement points as fine nodes into pts (-1: not in this rank's fine mesh),
+ * in the cell table's order; their count. */
+static inline int cell_points(const pm_fine_t *F, int32_t e, int32_t pts[PM_CELL_MAX_REFINED]) {
+  if (F->c->elem_type[e] == TET) {
+    element_points(F, e, pts);
+    return 10;
+  }
+  const pm_cell_t *t = F->cell[F->c->elem_type[e]];
+  for (int k = 0; k < t->n_refined; k++) pts[k] = pm_refine_point(F->pt, F->c, e, k);
+  return t->n_refined;
 }
 
 /* The P1 Laplacian's six edge weights w_c = -K(i, k) of the tetrahedron X times k: with the
@@ -193,10 +208,11 @@ static inline int parent_weights(const double *X0, const double *X1, const doubl
  * Local. */
 static int make_weights(pm_fine_t *F) {
   const pm_local_t *c = F->c;
-  PM_CALL(PM_MALLOC(F->w, 6 * (int64_t)c->n_elems + 1, "matrix-free edge weights"));
+  PM_CALL(PM_CALLOC(F->w, 6 * (int64_t)c->n_elems + 1, "matrix-free edge weights"));
   for (int32_t e = 0; e < c->n_elems; e++) {
     const int32_t *cv = c->elem_node + c->elem_ptr[e];
     double w[6];
+    if (c->elem_type[e] != TET) continue; /* its weights are in F->cells */
     PM_CHECK(parent_weights(c->xyz + 3 * (int64_t)cv[0], c->xyz + 3 * (int64_t)cv[1], c->xyz + 3 * (int64_t)cv[2],
                             c->xyz + 3 * (int64_t)cv[3], k_of(F, e), w),
              PM_ERR_FORMAT,
@@ -271,18 +287,46 @@ static inline void patch(int v, int diag, const double w[6], const double xv[10]
   }
 }
 
+/* product's step for coarse element e when it is a hexahedron (code 5) or prism: its children's
+ * pair weights; m, its points, a constant in each of the two calls. */
+static ALWAYS_INLINE void cell_step(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw, int code,
+                                    int m) {
+  uint32_t n = (uint32_t)F->f->n_internal;
+  const char *fx = F->fixed;
+  int32_t pts[PM_CELL_MAX_REFINED];
+  double xv[PM_CELL_MAX_REFINED], yv[PM_CELL_MAX_REFINED];
+  const int32_t *cv = F->c->elem_node + F->c->elem_ptr[e], *nd = F->pt->node + (int64_t)e * F->pt->stride;
+  int nv = code == 5 ? 8 : 6, plain = F->plain[e] && !raw;
+  for (int k = 0; k < m; k++) pts[k] = k < nv ? F->pt->vert[cv[k]] : nd[k - nv];
+  for (int k = 0; k < m; k++) xv[k] = plain || (pts[k] >= 0 && (raw || !fx[pts[k]])) ? x[pts[k]] : 0.0;
+  pm_fine_cells_apply(&F->cells, code, e, 0, xv, yv);
+  for (int a = 0; a < m; a++)
+    if (plain || ((uint32_t)pts[a] < n && (raw || !fx[pts[a]]))) y[pts[a]] += yv[a];
+}
+
+static void product_cell(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw) {
+  if (F->c->elem_type[e] == 5)
+    cell_step(F, e, x, y, raw, 5, 27);
+  else
+    cell_step(F, e, x, y, raw, 6, 18);
+}
+
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
- * columns), y[N] zeroed first; x's externals must be current.  In edge form: per coarse element
- * its fine edge weights W (edge_weights), then for each of its ten points y_a += sum over its
- * edges W (x_a - x_b), with x zero on Dirichlet nodes (their columns eliminated).  A point this
- * rank lacks (x taken as 0) is never on an edge with an internal node, whose row alone is
- * added.  Local. */
+ * columns), y[N] zeroed first; x's externals must be current.  A tetrahedron in edge form: its
+ * fine edge weights W (edge_weights), then for each of its ten points y_a += sum over its edges
+ * W (x_a - x_b); a hexahedron or prism by its kept pair weights (cell_step) alike; x zero on
+ * Dirichlet nodes (their columns eliminated).  A point this rank lacks (x taken as 0) is never
+ * on an edge with an internal node, whose row alone is added.  Local. */
 static int product(const pm_fine_t *F, const double *x, double *y, int raw) {
   const pm_local_t *c = F->c;
   uint32_t n = (uint32_t)F->f->n_internal;
   const char *fx = F->fixed;
   memset(y, 0, (size_t)n * sizeof *y);
   for (int32_t e = 0; e < c->n_elems; e++) {
+    if (c->elem_type[e] != TET) {
+      product_cell(F, e, x, y, raw);
+      continue;
+    }
     int32_t pts[10];
     double xv[10], yv[10], w[6];
     element_points(F, e, pts);
@@ -309,10 +353,9 @@ static int mark_plain(pm_fine_t *F) {
   uint32_t n = (uint32_t)F->f->n_internal;
   PM_CALL(PM_MALLOC(F->plain, (int64_t)F->c->n_elems + 1, "matrix-free element marks"));
   for (int32_t e = 0; e < F->c->n_elems; e++) {
-    int32_t pts[10];
-    int plain = 1;
-    element_points(F, e, pts);
-    for (int k = 0; k < 10; k++) plain &= (uint32_t)pts[k] < n && !F->fixed[pts[k]];
+    int32_t pts[PM_CELL_MAX_REFINED];
+    int plain = 1, m = cell_points(F, e, pts);
+    for (int k = 0; k < m; k++) plain &= (uint32_t)pts[k] < n && !F->fixed[pts[k]];
     F->plain[e] = (uint8_t)plain;
   }
   return PM_OK;
@@ -330,18 +373,23 @@ static int op_diagonal(void *ctx, double *d) {
   return diagonal(ctx, d);
 }
 
-/* The diagonal into d [N]: each point's sum of its edge weights (the rows have zero sums), 1 on
- * Dirichlet rows (computed when asked, not kept: 8 bytes a row less at the solve's peak).  Local. */
+/* The diagonal into d [N]: each point's sum of its edge or pair weights (the rows have zero
+ * sums), 1 on Dirichlet rows (computed when asked, not kept: 8 bytes a row less at the solve's
+ * peak).  Local. */
 static int diagonal(const pm_fine_t *F, double *d) {
   uint32_t n = (uint32_t)F->f->n_internal;
   memset(d, 0, (size_t)n * sizeof *d);
   for (int32_t e = 0; e < F->c->n_elems; e++) {
-    int32_t pts[10];
-    double dv[10], w[6];
-    element_points(F, e, pts);
-    element_weights(F, e, w);
-    patch(F->pt->variant[e], 1, w, NULL, dv);
-    for (int a = 0; a < 10; a++)
+    int32_t pts[PM_CELL_MAX_REFINED];
+    double dv[PM_CELL_MAX_REFINED], w[6];
+    int m = cell_points(F, e, pts);
+    if (F->c->elem_type[e] == TET) {
+      element_weights(F, e, w);
+      patch(F->pt->variant[e], 1, w, NULL, dv);
+    } else {
+      pm_fine_cells_apply(&F->cells, F->c->elem_type[e], e, 1, NULL, dv);
+    }
+    for (int a = 0; a < m; a++)
       if ((uint32_t)pts[a] < n) d[pts[a]] += dv[a];
   }
   for (uint32_t i = 0; i < n; i++)
@@ -419,7 +467,7 @@ cleanup:
 }
 
 /* What the matrix-free operator does not do, refused by name. */
-static int supported(const pm_fine_t *F) {
+static int supported(pm_fine_t *F) {
   const pm_problem_t *pr = F->prob;
   const char *opt = "--fine-operator matrix-free";
   PM_CHECK(pr->scheme == PM_SCHEME_FEM, PM_ERR_UNSUPPORTED,
@@ -429,11 +477,14 @@ static int supported(const pm_fine_t *F) {
            pr->neumann.n ? "Neumann" : "Robin");
   PM_CHECK(F->c->has_mesh && F->pt && F->pt->n_elems == F->c->n_elems && F->pt->n_coarse == F->c->n_total, PM_ERR_ARG,
            "%s: the level below the finest has no elements or no refinement points", opt);
-  for (int32_t e = 0; e < F->c->n_elems; e++)
-    PM_CHECK(F->c->elem_type[e] == TET, PM_ERR_UNSUPPORTED,
-             "%s: element %lld is a %s: only tetrahedral meshes are supported; use --fine-operator assembled", opt,
-             (long long)F->c->elem_gid[e],
-             pm_cell_gmsh(F->c->elem_type[e]) ? pm_cell_gmsh(F->c->elem_type[e])->name : "?");
+  for (int32_t e = 0; e < F->c->n_elems; e++) {
+    int code = F->c->elem_type[e];
+    PM_CHECK(code == TET || code == 5 || code == 6, PM_ERR_UNSUPPORTED,
+             "%s: element %lld is a %s: only tetrahedra, hexahedra and prisms are supported; use --fine-operator "
+             "assembled",
+             opt, (long long)F->c->elem_gid[e], pm_cell_gmsh(code) ? pm_cell_gmsh(code)->name : "?");
+  }
+  for (int code = 0; code < NCODES; code++) F->cell[code] = pm_cell_gmsh(code);
   return PM_OK;
 }
 
@@ -554,6 +605,7 @@ void pm_fine_destroy(pm_fine_t **f) {
   if (!f || !*f) return;
   free((*f)->k);
   free((*f)->w);
+  pm_fine_cells_free(&(*f)->cells);
   free((*f)->plain);
   free((*f)->fixed);
   free((*f)->g);
@@ -581,6 +633,7 @@ int pm_fine_create(const pm_local_t *coarse, const pm_local_t *fine, const pm_re
   int32_t n = fine->n_internal, np = fine->n_total;
   PM_TRY(PM_MALLOC(idx, (int64_t)coarse->n_elems + 1, "conductivities"));
   PM_TRY(conductivities(F, idx));
+  PM_TRY(pm_fine_cells_create(coarse, fine, points, F->k, F->k_all, &F->cells));
   PM_TRY(make_weights(F));
   PM_TRY(PM_MALLOC(F->fixed, (int64_t)np + 1, "Dirichlet marks"));
   PM_TRY(PM_CALLOC(F->g, (int64_t)np + 1, "Dirichlet values"));
@@ -600,39 +653,38 @@ cleanup:
 static int loads(const pm_fine_t *F, double *b) {
   const pm_problem_list_t *src = &F->prob->source;
   const pm_local_t *c = F->c;
-  const pm_cell_t *t = pm_cell_gmsh(TET);
   int32_t n = F->f->n_internal, *idx = NULL;
-  pm_expr_t **fx = NULL, *kc = NULL;
+  pm_expr_t **fx = NULL;
   int ierr = PM_OK;
   memset(b, 0, (size_t)n * sizeof *b);
   if (src->n == 0) return PM_OK; /* the default source is 0 */
   PM_TRY(PM_CALLOC(fx, src->n, "sources"));
   for (int i = 0; i < src->n; i++) PM_TRY(pm_expr_create_value(src->e[i].value, &fx[i]));
-  PM_TRY(pm_expr_create("1", &kc)); /* the load does not depend on k */
   PM_TRY(PM_MALLOC(idx, (int64_t)c->n_elems + 1, "sources"));
   PM_TRY(entry_of_element(c, src, "source", idx));
-  for (int32_t e = 0; e < c->n_elems; e++)
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = F->cell[c->elem_type[e]];
     for (int ch = 0; ch < t->n_children; ch++) {
-      int32_t v[4];
-      double K[PM_ELEMENT_NV][PM_ELEMENT_NV], Fe[PM_ELEMENT_NV];
+      int32_t v[PM_CELL_MAX_VERTS];
+      double Fe[PM_ELEMENT_NV];
       const double *X[PM_CELL_MAX_VERTS];
       if (!child_nodes(F, t, e, ch, v)) continue;
       PM_TRY_CHECK(idx[e] >= 0, PM_ERR_ARG, "element %lld has no source", (long long)c->elem_gid[e]);
-      for (int j = 0; j < 4; j++) X[j] = F->f->xyz + 3 * (int64_t)v[j];
-      ierr = pm_element_stiffness_at(t, X, kc, fx[idx[e]], 1.0, K, Fe);
+      for (int j = 0; j < t->n_verts; j++) X[j] = F->f->xyz + 3 * (int64_t)v[j];
+      ierr = pm_element_load_at(t, X, fx[idx[e]], Fe);
       if (ierr) {
         char prefix[128];
         snprintf(prefix, sizeof prefix, "a child of element %lld: ", (long long)c->elem_gid[e]);
         pm_error_prefix(prefix);
         goto cleanup;
       }
-      for (int a = 0; a < 4; a++)
+      for (int a = 0; a < t->n_verts; a++)
         if (v[a] < n) b[v[a]] += Fe[a];
     }
+  }
 cleanup:
   for (int i = 0; fx && i < src->n; i++) pm_expr_destroy(&fx[i]);
   free(fx);
-  pm_expr_destroy(&kc);
   free(idx);
   return ierr;
 }
@@ -663,25 +715,29 @@ int pm_fine_op(pm_fine_t *F, pm_op_t **op) {
 }
 
 int pm_fine_node_weights(const pm_local_t *coarse, const pm_local_t *fine, const pm_refine_points_t *pt, double *w) {
-  const pm_cell_t *t = pm_cell_gmsh(TET);
   int32_t n = fine->n_internal;
   PM_CHECK(pt && pt->n_elems == coarse->n_elems, PM_ERR_ARG, "pm_fine_node_weights: no refinement points of the mesh");
-  for (int32_t e = 0; e < coarse->n_elems; e++)
-    PM_CHECK(coarse->elem_type[e] == TET, PM_ERR_UNSUPPORTED, "pm_fine_node_weights: element %lld is no tetrahedron",
+  for (int32_t e = 0; e < coarse->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(coarse->elem_type[e]);
+    PM_CHECK(t && t->dim == 3 && (t->n_fixed == t->n_children || coarse->elem_type[e] == TET), PM_ERR_UNSUPPORTED,
+             "pm_fine_node_weights: element %lld is no tetrahedron, hexahedron or prism",
              (long long)coarse->elem_gid[e]);
+  }
   memset(w, 0, (size_t)n * sizeof *w);
-  for (int32_t e = 0; e < coarse->n_elems; e++)
+  for (int32_t e = 0; e < coarse->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(coarse->elem_type[e]);
     for (int ch = 0; ch < t->n_children; ch++) {
-      int32_t v[4];
+      int32_t v[PM_CELL_MAX_VERTS];
       const double *X[PM_CELL_MAX_VERTS];
       pm_element_qp_t g;
       if (!children_of(pt, coarse, n, t, e, ch, v)) continue;
-      for (int j = 0; j < 4; j++) X[j] = fine->xyz + 3 * (int64_t)v[j];
+      for (int j = 0; j < t->n_verts; j++) X[j] = fine->xyz + 3 * (int64_t)v[j];
       PM_CALL(pm_element_geometry(t, X, 0, &g));
-      double m = 0;
+      double m = 0; /* split equally, as pm_fem_node_weights does */
       for (int q = 0; q < g.n_qp; q++) m += g.w[q];
-      for (int a = 0; a < 4; a++)
-        if (v[a] < n) w[v[a]] += m / 4;
+      for (int a = 0; a < t->n_verts; a++)
+        if (v[a] < n) w[v[a]] += m / t->n_verts;
     }
+  }
   return PM_OK;
 }

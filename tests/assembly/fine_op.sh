@@ -8,8 +8,10 @@
 #      from K = 1 to K = 2 (second order, from the exact solution, not from the assembled run);
 #  (b) the Gmsh tet_hole mesh with two Dirichlet groups, a source and a conductivity per volume
 #      group, mg, K = 1: the same iterations within 1 and the same solution;
-#  (c) refusals naming the option and the reason: hexahedra, a conductivity in x, a transient
-#      run, --precond amg, no --refine, Neumann conditions, --initial.
+#  (e) the same as (a) on meshgen boxes of hexahedra and of prisms (their children's matrices
+#      kept, pm_fine_cells.h), np 2, mg: iterations, solutions, error norms and the rate;
+#  (c) refusals naming the option and the reason: quadrangles (a 2D mesh), a conductivity in x,
+#      a transient run, --precond amg, no --refine, Neumann conditions, --initial.
 . "$PMESH_TESTS/common/work.sh"
 json() { sed -n "s/.*\"$1\": \([^,]*\),.*/\1/p" "$2"; }
 # The largest difference of u between two --dump-solution prefixes (joined by global id).
@@ -71,6 +73,26 @@ for k in ("mesh_fingerprint", "global_elems"):
 PYEOF
 echo "(d) the matrix-free result file has the assembled one's mesh"
 
+# (e)
+for cell in hex prism; do
+  opt=; [ $cell = prism ] && opt=--prism
+  "$MESHGEN" box 6 6 6 1 1 1 $opt -o $cell.msh > /dev/null || fail "meshgen $cell"
+  "$PARTITION" $cell.msh 2 -o pe$cell --quiet || fail "partition $cell"
+  for K in 1 2; do
+    for fo in assembled matrix-free; do
+      run 2 pe$cell $fo --refine $K --precond mg --rtol 1e-12 --source "3*pi^2*$S" --exact "$S" --fine-operator $fo
+    done
+    same assembled matrix-free "(e) $cell K $K"
+    ea=$(json error_l2 assembled.json); em=$(json error_l2 matrix-free.json)
+    awk -v a="$ea" -v b="$em" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4 * a) }' ||
+      fail "(e) $cell K $K: L2 errors $ea (assembled) and $em (matrix-free)"
+    eval "e$K=$em"
+  done
+  rate=$(awk -v a="$e1" -v b="$e2" 'BEGIN { printf "%.3f", log(a / b) / log(2) }')
+  echo "(e) $cell: matrix-free L2 errors $e1 (K=1) $e2 (K=2), rate $rate"
+  awk -v r="$rate" 'BEGIN { exit !(r >= 1.8 && r <= 2.3) }' || fail "(e) $cell: L2 error rate $rate is not 2"
+done
+
 # (b)
 "$PARTITION" "$PMESH_TESTS/common/meshes3d/tet_hole_41.msh" 2 -o ph --quiet || fail "partition tet_hole"
 for fo in assembled matrix-free; do
@@ -80,8 +102,8 @@ done
 same assembled matrix-free "(b) tet_hole"
 
 # (c)
-"$MESHGEN" box 4 4 4 1 1 1 -o hex.msh > /dev/null || fail meshgen hex
-"$PARTITION" hex.msh 2 -o phex --quiet || fail "partition hex"
+"$MESHGEN" grid 5 5 1 1 -o quad.msh > /dev/null || fail meshgen quad
+"$PARTITION" quad.msh 2 -o pquad --quiet || fail "partition quad"
 refuse() { # what expected-text np part options...
   what=$1 text=$2 np=$3 part=$4; shift 4
   if "$MPIEXEC" -n "$np" "$SOLVE" -p "$part" --no-output "$@" > r.out 2>&1; then fail "(c) $what: accepted"; fi
@@ -89,7 +111,7 @@ refuse() { # what expected-text np part options...
   grep -q -i "segmentation\|abort" r.out && fail "(c) $what: crashed"
   echo "(c) $what: refused: $(grep -m1 -- "--fine-operator" r.out)"
 }
-refuse hexahedra "tetrahedral" 2 phex --refine 1 --precond mg --fine-operator matrix-free
+refuse quadrangles "only tetrahedra, hexahedra and prisms" 2 pquad --refine 1 --precond mg --fine-operator matrix-free
 refuse "conductivity in x" "depends on x" 2 p2 --refine 1 --conductivity "1+x" --fine-operator matrix-free
 refuse transient "steady" 2 p2 --refine 1 --dt 0.1 --steps 2 --fine-operator matrix-free
 refuse amg "precond amg" 2 p2 --refine 1 --precond amg --fine-operator matrix-free

@@ -1,9 +1,11 @@
 /* test_fine_op MESH...: the matrix-free fine operator (pm_fine_op.h) against the operator
  * pm_fem_assemble assembles on the same refined mesh (whose fine elements the refinement builds
- * here, and the matrix-free object never reads).  Each MESH (a path, or box:N for meshgen's
- * N x N x N tetrahedral box written here) is partitioned in process into np parts and refined
- * K = 1 and 2 times; on the finest level, with a Dirichlet value varying in space on two face
- * groups, a source varying in space and two conductivities (a default and a volume group's):
+ * here, and the matrix-free object never reads).  Each MESH (a path, optionally @G1,G2,VOL: its
+ * two Dirichlet face groups and a volume group, else xmin, hole, solid; or box:N, hexbox:N,
+ * prismbox:N for meshgen's N x N x N box of tetrahedra, hexahedra or prisms written here) is
+ * partitioned in process into np parts and refined K = 1 and 2 times; on the finest level, with
+ * a Dirichlet value varying in space on two face groups, a source varying in space and two
+ * conductivities (a default and a volume group's):
  *   - the diagonals, the products with vectors varying in space and with random vectors and the
  *     right-hand sides (loads minus the Dirichlet columns) agree to 1e-7 relative: the
  *     matrix-free operator keeps its coarse elements' edge weights in single precision (2^-24,
@@ -159,17 +161,37 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   for (int i = 1; i < argc; i++) {
-    char path[256];
-    int box = strncmp(argv[i], "box:", 4) == 0, dim = 0;
-    snprintf(path, sizeof path, "%s", argv[i]);
-    if (box) { /* meshgen box N N N --tet */
-      int64_t nn = atoll(argv[i] + 4);
-      snprintf(path, sizeof path, "fine_op_box%lld.msh", (long long)nn);
-      pm_gen_t g = {.kind = PM_GEN_BOX, .nx = nn, .ny = nn, .nz = nn, .lx = 1, .ly = 1, .lz = 1, .tet = 1};
+    char path[256], groups[3][64] = {"xmin", "hole", "solid"};
+    const char *arg = argv[i], *colon = strchr(arg, ':');
+    int dim = 0, cell = !colon                              ? -1
+                        : strncmp(arg, "box:", 4) == 0      ? 0
+                        : strncmp(arg, "hexbox:", 7) == 0   ? 1
+                        : strncmp(arg, "prismbox:", 9) == 0 ? 2
+                                                            : -1;
+    snprintf(path, sizeof path, "%s", arg);
+    char *at = strchr(path, '@');
+    if (at) { /* PATH@G1,G2,VOL */
+      *at = 0;
+      EXPECT(sscanf(at + 1, "%63[^,],%63[^,],%63s", groups[0], groups[1], groups[2]) == 3, "argument %s", arg);
+    }
+    if (cell >= 0) { /* meshgen box N N N [--tet | --prism] */
+      int64_t nn = atoll(colon + 1);
+      snprintf(path, sizeof path, "fine_op_box%d_%lld.msh", cell, (long long)nn);
+      pm_gen_t g = {.kind = PM_GEN_BOX,
+                    .nx = nn,
+                    .ny = nn,
+                    .nz = nn,
+                    .lx = 1,
+                    .ly = 1,
+                    .lz = 1,
+                    .tet = cell == 0,
+                    .prism = cell == 2};
       if (g_rank == 0) OK(pm_gen_save(path, &g));
       MPI_Barrier(MPI_COMM_WORLD);
+      snprintf(groups[1], sizeof groups[1], "zmax");
+      snprintf(groups[2], sizeof groups[2], "domain");
     }
-    const char *g1 = box ? "xmin" : "xmin", *g2 = box ? "zmax" : "hole", *vol = box ? "domain" : "solid";
+    const char *g1 = groups[0], *g2 = groups[1], *vol = groups[2];
     pm_local_t *l0 = NULL, *l1 = NULL;
     OK(tu_part_local(path, np, g_rank, PM_PART_METIS_KWAY, PM_ADJACENCY_ELEMENT, &l0, &dim));
     snprintf(g_what, sizeof g_what, "%s K=1", argv[i]);

@@ -10,7 +10,10 @@
 #  (b) --reproducible: the matrix-free result is the same file, byte for byte, at np 1 to 4 (with
 #      jacobi: multigrid is not reproducible across rank counts, docs/solve.md);
 #  (c) ParaView (pvpython, where installed) opens the XDMF: 17 x 13 x 13 points, 64 times the
-#      box's 216 tetrahedra, all tetrahedra.
+#      box's 216 tetrahedra, all tetrahedra;
+#  (d) the same as (a) and (b) on Gmsh's mixed mesh (tetrahedra, prisms and hexahedra in three
+#      volume groups; the hexahedra and prisms by their kept weights, pm_fine_cells.h) at np 1 to
+#      3, and ParaView reads its three cell types.
 . "$PMESH_TESTS/common/work.sh"
 PY=python3
 $PY -c 'import h5py, numpy' 2>/dev/null || PY=/usr/bin/python3
@@ -74,6 +77,32 @@ for np in 1 2 3 4; do
   cmp rep_$np.h5 rep_1.h5 || fail "(b) the reproducible matrix-free result at np $np differs from np 1"
 done
 echo "ok: (b) --reproducible matrix-free results the same bytes at np 1 to 4"
+# (d)
+for np in 1 2 3; do
+  "$PARTITION" "$PMESH_TESTS/common/meshes3d/mixed_41.msh" $np -o m$np --quiet || fail "partition mixed np $np"
+  for K in 1 2; do
+    for fo in assembled matrix-free; do
+      "$MPIEXEC" -n $np "$SOLVE" -p m$np --refine $K --fine-operator $fo $P -o mixed_${fo}_$np.h5 > $fo.out 2>&1 ||
+        { cat $fo.out; fail "solve mixed np $np K $K $fo"; }
+    done
+    $PY - mixed_assembled_$np.h5 mixed_matrix-free_$np.h5 "(d) mixed np $np K $K" <<'PYEOF' || fail "(d) mixed np $np K $K"
+import h5py, numpy as np, sys
+a, b, what = h5py.File(sys.argv[1]), h5py.File(sys.argv[2]), sys.argv[3]
+names = ['mesh/' + k for k in a['mesh']] + ['fields/cell_rank', 'fields/cell_group', 'fields/node_rank']
+bad = [n for n in names if n not in b or not np.array_equal(a[n][:], b[n][:])]
+bad += [k for k in ('global_elems', 'n_tetrahedra', 'n_prisms', 'n_hexahedra', 'mesh_fingerprint') if a.attrs[k] != b.attrs[k]]
+du = np.abs(a['fields/u'][:] - b['fields/u'][:]).max() / np.abs(a['fields/u'][:]).max()
+types = [k for k in ('tetrahedra', 'prisms', 'hexahedra') if 'mesh/' + k in b]
+print('%s: %s, groups %s, u differs by %.1e%s' % (what, ' '.join('%d %s' % (b['mesh/' + k].shape[0], k) for k in types),
+      sorted(set(b['fields/cell_group'][:].tolist())), du, ', differ: ' + ' '.join(bad) if bad else ''))
+sys.exit(1 if bad or len(types) != 3 or du > 1e-3 else 0)
+PYEOF
+  done
+  "$MPIEXEC" -n $np "$SOLVE" -p m$np --refine 2 --fine-operator matrix-free $P --precond jacobi --reproducible \
+    -o mrep_$np.h5 > rep.out 2>&1 || { cat rep.out; fail "solve mixed --reproducible np $np"; }
+  cmp mrep_$np.h5 mrep_1.h5 || fail "(d) the reproducible matrix-free mixed result at np $np differs from np 1"
+done
+echo "ok: (d) --reproducible matrix-free mixed results the same bytes at np 1 to 3"
 if command -v pvpython > /dev/null 2>&1; then
   cat > pv.py <<'PYEOF'
 import sys
@@ -87,6 +116,20 @@ sys.exit(0 if d.GetNumberOfPoints() == 17 * 13 * 13 and n == 6 * 4 * 3 * 3 * 64 
 PYEOF
   pvpython pv.py matrix-free_4.xmf > pv.out 2>&1 || { cat pv.out; fail "(c) ParaView does not read the matrix-free result"; }
   grep '(c)' pv.out
+  cat > pvm.py <<'PYEOF'
+import sys, h5py
+from paraview.simple import XDMFReader, servermanager
+r = XDMFReader(FileNames=[sys.argv[1]])
+r.UpdatePipeline()
+d = servermanager.Fetch(r)
+f = h5py.File(sys.argv[2], 'r')
+n, t = d.GetNumberOfCells(), set(d.GetCellType(k) for k in range(d.GetNumberOfCells()))
+print('(d) ParaView: %d points, %d cells of VTK types %s' % (d.GetNumberOfPoints(), n, sorted(t)))
+sys.exit(0 if d.GetNumberOfPoints() == f.attrs['global_nodes'] and n == f.attrs['global_elems'] and t == {10, 12, 13} else 1)
+PYEOF
+  pvpython pvm.py mixed_matrix-free_3.xmf mixed_matrix-free_3.h5 > pvm.out 2>&1 ||
+    { cat pvm.out; fail "(d) ParaView does not read the matrix-free mixed result"; }
+  grep '(d)' pvm.out
 else
   echo "(c) skipped: no pvpython"
 fi
