@@ -23,7 +23,7 @@
 
 enum { PM_FINE_TET = 4 }; /* the Gmsh code of the cell pm_fine_op.c forms in registers */
 
-enum { PM_FINE_CODES = 8, PM_FINE_MAX_PAIRS = 158, PM_FINE_MAX_POINTS = 27 };
+enum { PM_FINE_CODES = 8, PM_FINE_MAX_PAIRS = 158 }; /* Gmsh codes below 8; the most pairs (a hexahedron's) */
 
 /* The pairs of refinement points that share a child (the cell table's children, pm_cell.c, in
  * the order they meet them), of the hexahedron (27 points) and the prism (18): constants, so that
