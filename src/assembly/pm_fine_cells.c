@@ -20,9 +20,11 @@ typedef struct pairs {
 /* Cell t's pairs: the constants of its Gmsh code, checked against the table's children (the same
  * pairs, met in the same order).  PM_ERR_INCONSISTENT when the table gives others. */
 static int make_pairs(const pm_cell_t *t, int code, pairs_t *P) {
-  P->pair = code == 5 ? PM_FINE_HEX_PAIRS : PM_FINE_PRISM_PAIRS;
-  P->n = code == 5 ? 158 : 75;
-  int n = 0, ok = t->n_refined == pm_fine_cells_points(code);
+  int hex = code == PM_FINE_HEX;
+  P->pair = hex ? PM_FINE_HEX_PAIRS : PM_FINE_PRISM_PAIRS;
+  P->n = hex ? PM_FINE_HEX_PAIRS_N : PM_FINE_PRISM_PAIRS_N;
+  int n = 0, ok = t->n_refined == (hex ? PM_FINE_HEX_POINTS : PM_FINE_PRISM_POINTS) &&
+                  t->n_verts == (hex ? PM_FINE_HEX_VERTS : PM_FINE_PRISM_VERTS);
   for (int ch = 0; ok && ch < t->n_children; ch++)
     for (int a = 0; ok && a < t->n_verts; a++)
       for (int b = a + 1; ok && b < t->n_verts; b++) {
@@ -85,7 +87,7 @@ int pm_fine_cells_create(const pm_local_t *c, const pm_local_t *f, const pm_refi
     int code = c->elem_type[e];
     if (code == PM_FINE_TET) continue;
     const pm_cell_t *t = code >= 0 && code < PM_FINE_CODES ? pm_cell_gmsh(code) : NULL;
-    PM_CHECK(t && (code == 5 || code == 6), PM_ERR_UNSUPPORTED,
+    PM_CHECK(t && (code == PM_FINE_HEX || code == PM_FINE_PRISM), PM_ERR_UNSUPPORTED,
              "--fine-operator matrix-free: element %lld is a %s, not a tetrahedron, hexahedron or prism",
              (long long)c->elem_gid[e], t ? t->name : "cell pmesh does not know");
     if (pairs[code].n == 0) PM_CALL(make_pairs(t, code, &pairs[code]));

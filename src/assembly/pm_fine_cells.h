@@ -21,15 +21,18 @@
 #include "pmesh/pm_local.h"
 #include "pmesh/pm_refine.h"
 
-enum { PM_FINE_TET = 4 }; /* the Gmsh code of the cell pm_fine_op.c forms in registers */
+/* Gmsh codes: the tetrahedron (formed in registers by pm_fine_op.c), the two cells kept here, and
+ * the codes below PM_FINE_CODES that tables by code cover. */
+enum { PM_FINE_TET = 4, PM_FINE_HEX = 5, PM_FINE_PRISM = 6, PM_FINE_CODES = 8 };
 
-enum { PM_FINE_CODES = 8, PM_FINE_MAX_PAIRS = 158 }; /* Gmsh codes below 8; the most pairs (a hexahedron's) */
+/* A hexahedron's and a prism's vertices and refinement points (the cell table's, checked). */
+enum { PM_FINE_HEX_VERTS = 8, PM_FINE_HEX_POINTS = 27, PM_FINE_PRISM_VERTS = 6, PM_FINE_PRISM_POINTS = 18 };
 
 /* The pairs of refinement points that share a child (the cell table's children, pm_cell.c, in
  * the order they meet them), of the hexahedron (27 points) and the prism (18): constants, so that
  * the product's loops unroll with fixed offsets as the tetrahedron's do.  pm_fine_cells_create
  * derives them from the table and refuses a table that no longer gives these. */
-static const int8_t PM_FINE_HEX_PAIRS[158][2] = {
+static const int8_t PM_FINE_HEX_PAIRS[][2] = {
     {0, 8},   {0, 20},  {0, 9},   {0, 10},  {0, 22},  {0, 26},  {0, 25},  {8, 20},  {8, 9},   {8, 10},  {8, 22},
     {8, 26},  {8, 25},  {9, 20},  {10, 20}, {20, 22}, {20, 26}, {20, 25}, {9, 10},  {9, 22},  {9, 26},  {9, 25},
     {10, 22}, {10, 26}, {10, 25}, {22, 26}, {22, 25}, {25, 26}, {1, 8},   {8, 11},  {8, 12},  {8, 23},  {1, 11},
@@ -46,7 +49,7 @@ static const int8_t PM_FINE_HEX_PAIRS[158][2] = {
     {18, 19}, {6, 19},  {19, 25}, {7, 25},  {7, 26},  {17, 24}, {7, 24},  {15, 17}, {15, 21}, {15, 19}, {7, 15},
     {17, 19}, {7, 17},  {7, 21},  {7, 19},
 };
-static const int8_t PM_FINE_PRISM_PAIRS[75][2] = {
+static const int8_t PM_FINE_PRISM_PAIRS[][2] = {
     {0, 6},   {0, 7},   {0, 8},   {0, 15},  {0, 17},  {6, 7},   {6, 8},   {6, 15},  {6, 17},  {7, 8},   {7, 15},
     {7, 17},  {8, 15},  {8, 17},  {15, 17}, {1, 6},   {6, 9},   {6, 10},  {6, 16},  {1, 9},   {1, 15},  {1, 10},
     {1, 16},  {9, 15},  {9, 10},  {9, 16},  {10, 15}, {15, 16}, {10, 16}, {7, 9},   {2, 7},   {7, 16},  {7, 11},
@@ -54,6 +57,12 @@ static const int8_t PM_FINE_PRISM_PAIRS[75][2] = {
     {8, 13},  {3, 15},  {12, 15}, {13, 15}, {3, 17},  {12, 17}, {13, 17}, {3, 12},  {3, 13},  {12, 13}, {4, 15},
     {14, 15}, {10, 12}, {4, 10},  {10, 14}, {12, 16}, {4, 16},  {14, 16}, {4, 12},  {12, 14}, {4, 14},  {14, 17},
     {5, 17},  {13, 16}, {5, 16},  {11, 13}, {11, 14}, {5, 11},  {13, 14}, {5, 13},  {5, 14},
+};
+
+enum {
+  PM_FINE_HEX_PAIRS_N = sizeof PM_FINE_HEX_PAIRS / sizeof *PM_FINE_HEX_PAIRS,       /* 158 */
+  PM_FINE_PRISM_PAIRS_N = sizeof PM_FINE_PRISM_PAIRS / sizeof *PM_FINE_PRISM_PAIRS, /* 75 */
+  PM_FINE_MAX_PAIRS = PM_FINE_HEX_PAIRS_N
 };
 
 #if defined(__GNUC__)
@@ -95,26 +104,21 @@ static PM_FINE_INLINE void pm_fine_pairs_apply(const int8_t (*P)[2], int n, int 
   }
 }
 
-/** The number of refinement points of Gmsh code `code` (a hexahedron 27, a prism 18). */
-static inline int pm_fine_cells_points(int code) {
-  return code == 5 ? 27 : 18;
-}
-
 /** yv[0 .. points - 1] = the children's matrices of coarse element e (Gmsh code `code`: a
  *  hexahedron or a prism) times its points' values xv, or with diag their diagonal (xv unread). */
 static inline void pm_fine_cells_apply(const pm_fine_cells_t *fc, int code, int32_t e, int diag, const double *xv,
                                        double *yv) {
   const float *W = fc->w + fc->at[e];
-  if (code == 5) {
+  if (code == PM_FINE_HEX) {
     if (diag)
-      pm_fine_pairs_apply(PM_FINE_HEX_PAIRS, 158, 27, 1, W, xv, yv);
+      pm_fine_pairs_apply(PM_FINE_HEX_PAIRS, PM_FINE_HEX_PAIRS_N, PM_FINE_HEX_POINTS, 1, W, xv, yv);
     else
-      pm_fine_pairs_apply(PM_FINE_HEX_PAIRS, 158, 27, 0, W, xv, yv);
+      pm_fine_pairs_apply(PM_FINE_HEX_PAIRS, PM_FINE_HEX_PAIRS_N, PM_FINE_HEX_POINTS, 0, W, xv, yv);
   } else {
     if (diag)
-      pm_fine_pairs_apply(PM_FINE_PRISM_PAIRS, 75, 18, 1, W, xv, yv);
+      pm_fine_pairs_apply(PM_FINE_PRISM_PAIRS, PM_FINE_PRISM_PAIRS_N, PM_FINE_PRISM_POINTS, 1, W, xv, yv);
     else
-      pm_fine_pairs_apply(PM_FINE_PRISM_PAIRS, 75, 18, 0, W, xv, yv);
+      pm_fine_pairs_apply(PM_FINE_PRISM_PAIRS, PM_FINE_PRISM_PAIRS_N, PM_FINE_PRISM_POINTS, 0, W, xv, yv);
   }
 }
 

@@ -287,16 +287,16 @@ static inline void patch(int v, int diag, const double w[6], const double xv[10]
   }
 }
 
-/* product's step for coarse element e when it is a hexahedron (code 5) or prism: its children's
- * pair weights; m, its points, a constant in each of the two calls. */
+/* product's step for coarse element e when it is a hexahedron or prism (Gmsh code `code`): its
+ * children's pair weights; nv and m, its vertices and points, constants in each of the two calls. */
 static ALWAYS_INLINE void cell_step(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw, int code,
-                                    int m) {
+                                    int nv, int m) {
   uint32_t n = (uint32_t)F->f->n_internal;
   const char *fx = F->fixed;
   int32_t pts[PM_CELL_MAX_REFINED];
   double xv[PM_CELL_MAX_REFINED], yv[PM_CELL_MAX_REFINED];
   const int32_t *cv = F->c->elem_node + F->c->elem_ptr[e], *nd = F->pt->node + (int64_t)e * F->pt->stride;
-  int nv = code == 5 ? 8 : 6, plain = F->plain[e] && !raw;
+  int plain = F->plain[e] && !raw;
   for (int k = 0; k < m; k++) pts[k] = k < nv ? F->pt->vert[cv[k]] : nd[k - nv];
   for (int k = 0; k < m; k++) xv[k] = plain || (pts[k] >= 0 && (raw || !fx[pts[k]])) ? x[pts[k]] : 0.0;
   pm_fine_cells_apply(&F->cells, code, e, 0, xv, yv);
@@ -305,10 +305,10 @@ static ALWAYS_INLINE void cell_step(const pm_fine_t *F, int32_t e, const double 
 }
 
 static void product_cell(const pm_fine_t *F, int32_t e, const double *x, double *y, int raw) {
-  if (F->c->elem_type[e] == 5)
-    cell_step(F, e, x, y, raw, 5, 27);
+  if (F->c->elem_type[e] == PM_FINE_HEX)
+    cell_step(F, e, x, y, raw, PM_FINE_HEX, PM_FINE_HEX_VERTS, PM_FINE_HEX_POINTS);
   else
-    cell_step(F, e, x, y, raw, 6, 18);
+    cell_step(F, e, x, y, raw, PM_FINE_PRISM, PM_FINE_PRISM_VERTS, PM_FINE_PRISM_POINTS);
 }
 
 /* y = K x over the free rows and columns (raw: every row and column, for the load's Dirichlet
@@ -479,7 +479,7 @@ static int supported(pm_fine_t *F) {
            "%s: the level below the finest has no elements or no refinement points", opt);
   for (int32_t e = 0; e < F->c->n_elems; e++) {
     int code = F->c->elem_type[e];
-    PM_CHECK(code == TET || code == 5 || code == 6, PM_ERR_UNSUPPORTED,
+    PM_CHECK(code == TET || code == PM_FINE_HEX || code == PM_FINE_PRISM, PM_ERR_UNSUPPORTED,
              "%s: element %lld is a %s: only tetrahedra, hexahedra and prisms are supported; use --fine-operator "
              "assembled",
              opt, (long long)F->c->elem_gid[e], pm_cell_gmsh(code) ? pm_cell_gmsh(code)->name : "?");

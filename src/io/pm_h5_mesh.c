@@ -202,7 +202,7 @@ static int write_mixed(pm_h5_series_t *s, hid_t g, const int8_t *map, const int6
   pm_h5io_out_t o = {s->file, s->dxpl, s->h5path, &s->wb};
   int ierr = PM_OK;
   int64_t tcnt[PM_H5_NT], tlo[PM_H5_NT], done[PM_H5_NT], mdone = 0;
-  int narrow = pm_h5io_conn_narrow(s->x.n_nodes);
+  int narrow = s->x.conn_kind == PM_XDMF_INT32; /* pm_h5_series_create's choice */
   hid_t ds[PM_H5_NT], dm = -1;
   char where[PM_H5_NT][300], wmixed[300];
   pm_redist_info_t in;
@@ -284,7 +284,7 @@ static int write_elements(pm_h5_series_t *s, hid_t g) {
     const pm_cell_t *c = pm_cell_get((pm_cell_type_t)one);
     int nv = c->n_verts;
     s->perm = s->src.perm = c->to_vtk;
-    int narrow = pm_h5io_conn_narrow(s->x.n_nodes), size = narrow ? (int)sizeof(int32_t) : (int)sizeof(int64_t);
+    int narrow = s->x.conn_kind == PM_XDMF_INT32, size = narrow ? (int)sizeof(int32_t) : (int)sizeof(int64_t);
     pm_redist_src_t x = {size * nv, NULL, narrow ? elem_nodes_get32 : elem_nodes_get, s};
     if (s->src.e)
       x = (pm_redist_src_t){size * nv * s->per, NULL, narrow ? pm_h5_src_nodes_get32 : pm_h5_src_nodes_get, &s->src};

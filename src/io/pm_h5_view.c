@@ -95,7 +95,8 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
                             m->n_nodes, m->xyz, NULL));
   PM_TRY(pm_h5io_write_slab(&o, g, "/mesh", "global_id", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, m->n_nodes, 0, m->n_nodes,
                             m->node_gid, "node"));
-  PM_TRY(write_connectivity(&o, g, e, m->n_elems, ttot, pm_h5io_conn_narrow(m->n_nodes), &conv));
+  x.conn_kind = pm_h5io_conn_narrow(m->n_nodes) ? PM_XDMF_INT32 : PM_XDMF_INT64;
+  PM_TRY(write_connectivity(&o, g, e, m->n_elems, ttot, x.conn_kind == PM_XDMF_INT32, &conv));
   PM_TRY(pm_h5io_write_slab(&o, gf, "/fields", "part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_nodes, 0, m->n_nodes,
                             part, "node"));
   PM_TRY(pm_h5io_write_slab(&o, gf, "/fields", "elem_part", H5T_STD_I32LE, H5T_NATIVE_INT32, 0, m->n_elems, 0,
@@ -122,7 +123,6 @@ int pm_h5_write_partition(const pm_mesh_t *m, const int32_t *part, int nparts, u
   x.n_nodes = m->n_nodes;
   x.n_elems = m->n_elems;
   memcpy(x.ttot, ttot, sizeof ttot);
-  x.conn_kind = pm_h5io_conn_narrow(m->n_nodes) ? PM_XDMF_INT32 : PM_XDMF_INT64;
   PM_TRY(pm_xdmf_add_field(&x, -1, "/mesh/global_id", "global_id", 0, PM_XDMF_INT64));
   PM_TRY(pm_xdmf_add_field(&x, -1, "/fields/part", "part", 0, PM_XDMF_INT32));
   PM_TRY(pm_xdmf_add_field(&x, -1, "/fields/elem_part", "part", 1, PM_XDMF_INT32));
