@@ -2,7 +2,8 @@
  *
  *   meshgen line NE DX -o FILE                 the 1D bar: NE lines of length DX
  *   meshgen grid NX NY [LX LY] [--tri] -o FILE  an NX x NY node grid of quads (or triangles)
- *   meshgen box NX NY NZ [LX LY LZ] [--tet|--prism] -o FILE   a box of hexahedra (or tets, prisms)
+ *   meshgen box NX NY NZ [LX LY LZ] [--tet|--prism|--pyramid] -o FILE   a box of hexahedra (or
+ *                                                          tets, prisms, pyramids)
  *
  * The point is that the lecture's 1D bar and 8x8 grid then reach the solver through the same
  * reader, partitioner and physical groups as any Gmsh mesh: no special code paths.  The meshes
@@ -22,7 +23,7 @@
 static const char *const usage_text =
     "usage: meshgen line NE DX -o FILE\n"
     "       meshgen grid NX NY [LX LY] [--tri] -o FILE\n"
-    "       meshgen box NX NY NZ [LX LY LZ] [--tet | --prism] -o FILE\n"
+    "       meshgen box NX NY NZ [LX LY LZ] [--tet | --prism | --pyramid] -o FILE\n"
     "       meshgen --help | --version\n"
     "\n"
     "Writes a Gmsh MSH 4.1 ASCII mesh.\n"
@@ -35,7 +36,8 @@ static const char *const usage_text =
     "               \"bottom\", \"right\", \"top\", \"left\" and physical surface \"domain\".\n"
     "  box NX NY NZ NX x NY x NZ nodes (each >= 2) on [0,LX]x[0,LY]x[0,LZ] (default unit\n"
     "               spacing), tags (k*NY+j)*NX+i+1; hexahedra, or six tetrahedra per cell with\n"
-    "               --tet, or two prisms per cell with --prism; physical surfaces \"xmin\",\n"
+    "               --tet, two prisms per cell with --prism, or six pyramids per cell (apex\n"
+    "               at its centre, a node after the grid's) with --pyramid; physical surfaces \"xmin\",\n"
     "               \"xmax\", \"ymin\", \"ymax\", \"zmin\", \"zmax\" and \"boundary\", physical\n"
     "               volume \"domain\".\n"
     "\n"
@@ -43,6 +45,7 @@ static const char *const usage_text =
     "  --tri        grid: triangles instead of quadrangles\n"
     "  --tet        box: tetrahedra instead of hexahedra\n"
     "  --prism      box: prisms instead of hexahedra\n"
+    "  --pyramid    box: pyramids instead of hexahedra\n"
     "  -h, --help   show this help and exit\n"
     "  --version    show the version and exit\n";
 
@@ -69,7 +72,7 @@ enum mode { MODE_NONE, MODE_LINE, MODE_GRID, MODE_BOX };
 typedef struct options {
   enum mode mode;
   const char *output;
-  int tri, tet, prism;
+  int tri, tet, prism, pyramid;
   int64_t ne;         /* line */
   double dx;          /* line */
   int64_t nx, ny, nz; /* grid, box (nz) */
@@ -126,11 +129,11 @@ static int parse_box(int npos, const char **pos, options_t *o) {
     return -1;
   }
   if (o->tri) {
-    error("option '--tri' applies to 'grid' only (a box takes --tet or --prism)");
+    error("option '--tri' applies to 'grid' only (a box takes --tet, --prism or --pyramid)");
     return -1;
   }
-  if (o->tet && o->prism) {
-    error("options '--tet' and '--prism' exclude each other");
+  if (o->tet + o->prism + o->pyramid > 1) {
+    error("options '--tet', '--prism' and '--pyramid' exclude each other");
     return -1;
   }
   if (parse_int("NX", pos[1], 2, PM_GEN_MAX_NODES / 4, &o->nx)) return -1;
@@ -187,6 +190,8 @@ static int parse_args(int argc, char **argv, options_t *o) {
       o->tet = 1;
     } else if (strcmp(a, "--prism") == 0) {
       o->prism = 1;
+    } else if (strcmp(a, "--pyramid") == 0) {
+      o->pyramid = 1;
     } else if (a[0] == '-' && a[1] != '\0' && !looks_numeric(a)) {
       error("unknown option '%s' (try 'meshgen --help')", a);
       return -1;
@@ -209,11 +214,12 @@ static int parse_args(int argc, char **argv, options_t *o) {
       error("'line' takes exactly 2 numbers: NE DX (got %d)", npos - 1);
       return -1;
     }
-    if (o->tri || o->tet || o->prism) {
+    if (o->tri || o->tet || o->prism || o->pyramid) {
       error("option '%s' applies to '%s' only",
-            o->tri   ? "--tri"
-            : o->tet ? "--tet"
-                     : "--prism",
+            o->tri     ? "--tri"
+            : o->tet   ? "--tet"
+            : o->prism ? "--prism"
+                       : "--pyramid",
             o->tri ? "grid" : "box");
       return -1;
     }
@@ -227,8 +233,8 @@ static int parse_args(int argc, char **argv, options_t *o) {
     if (parse_box(npos, pos, o)) return -1;
   } else if (strcmp(pos[0], "grid") == 0) {
     o->mode = MODE_GRID;
-    if (o->tet || o->prism) {
-      error("option '%s' applies to 'box' only", o->tet ? "--tet" : "--prism");
+    if (o->tet || o->prism || o->pyramid) {
+      error("option '%s' applies to 'box' only", o->tet ? "--tet" : o->prism ? "--prism" : "--pyramid");
       return -1;
     }
     if (npos != 3 && npos != 5) {
@@ -283,7 +289,8 @@ int main(int argc, char **argv) {
                 .nz = o.nz,
                 .lz = o.lz,
                 .tet = o.tet,
-                .prism = o.prism};
+                .prism = o.prism,
+                .pyramid = o.pyramid};
   if (pm_gen_save(o.output, &g) == PM_OK) return EXIT_SUCCESS;
   error("%s", pm_error_message());
   return EXIT_FAILURE;

@@ -10,7 +10,8 @@
  * Conventions:
  * - The vertex order is Gmsh's (so a Gmsh element's nodes are the cell's vertices as they are).
  *   Reference cells are Gmsh's: lines, quadrangles and hexahedra on [-1,1]^d, triangles and
- *   tetrahedra the unit simplex, prisms a unit triangle times [-1,1].
+ *   tetrahedra the unit simplex, prisms a unit triangle times [-1,1], pyramids the square
+ *   [-1,1]^2 at z = 0 below the apex (0, 0, 1).
  * - A cell of positive orientation has a positive Jacobian determinant (Gmsh writes its volume
  *   cells so); facets are listed counter-clockwise seen from outside the cell, so their normal by
  *   the right-hand rule points out.
@@ -20,7 +21,11 @@
  *   the parent's orientation.  A tetrahedron's four corner children are fixed; its inner
  *   octahedron is cut along one of three diagonals, each a variant of four children, which the
  *   caller chooses from the element alone (the shortest diagonal keeps the shapes from
- *   degrading level after level). */
+ *   degrading level after level).  A pyramid's children are six pyramids (four at its base
+ *   corners, one below its apex, one upside down between them) and four tetrahedra.
+ * - A pyramid's basis is rational (Bedrosian's): bilinear on its base, linear on its triangles,
+ *   so it joins hexahedra and prisms on quadrangles and tetrahedra on triangles; its quadrature
+ *   is the collapsed (Duffy) product rule, 2 x 2 Gauss points times 2 Gauss-Jacobi points. */
 #ifndef PMESH_PM_CELL_H
 #define PMESH_PM_CELL_H
 
@@ -40,6 +45,7 @@ typedef enum pm_cell_type {
   PM_CELL_TET,
   PM_CELL_HEX,
   PM_CELL_PRISM,
+  PM_CELL_PYRAMID,
   PM_CELL_NTYPES
 } pm_cell_type_t;
 
@@ -49,7 +55,7 @@ enum {
   PM_CELL_MAX_FACETS = 6,
   PM_CELL_MAX_FACET_VERTS = 4,
   PM_CELL_MAX_QP = 8,
-  PM_CELL_MAX_CHILDREN = 8,
+  PM_CELL_MAX_CHILDREN = 10, /* a pyramid's: 6 pyramids and 4 tetrahedra */
   PM_CELL_MAX_REFINED = 27, /* refinement points of a hexahedron: 8 + 12 + 6 + 1 */
   PM_CELL_MAX_VARIANTS = 3
 };
@@ -79,8 +85,10 @@ typedef struct pm_cell {
 
   /* Uniform refinement (see the conventions above). */
   int n_refined;  /* refinement points */
-  int n_children; /* children of one refinement (8 in 3D, 4 in 2D, 2 in 1D) */
-  int n_fixed;    /* children listed in child[]; the others come from a variant */
+  int n_children;     /* children of one refinement (8 in 3D, 10 for a pyramid, 4 in 2D, 2 in 1D) */
+  int n_fixed;        /* children listed in child[]; the others come from a variant */
+  int n_tet_children; /* the last children are tetrahedra (a pyramid's 4); the others have the
+                         cell's own type: pm_cell_child_type */
   int8_t child[PM_CELL_MAX_CHILDREN][PM_CELL_MAX_VERTS];
   int n_variants;                                   /* 0, or 3 for a tetrahedron */
   int8_t variant_diagonal[PM_CELL_MAX_VARIANTS][2]; /* refinement points the variant's cut joins */
@@ -101,8 +109,13 @@ PM_EXTERN const pm_cell_t *pm_cell_gmsh(int gmsh_type);
 
 /** The basis at reference point xi: n[i] the value of vertex i's function and dn[i] its gradient
  *  in reference coordinates (dn may be NULL).  Linear on simplices, multilinear on quadrangles and
- *  hexahedra, linear times linear on prisms.  Not collective. */
+ *  hexahedra, linear times linear on prisms, rational on pyramids (at the apex itself, where a
+ *  pyramid's gradients have no limit, those along its axis).  Not collective. */
 PM_EXTERN void pm_cell_basis(const pm_cell_t *cell, const double xi[3], double *n, double (*dn)[3]);
+
+/** The type of child ch of a refinement of `cell` (0 <= ch < cell->n_children): the cell's own,
+ *  or a tetrahedron for a pyramid's last four.  Not collective. */
+PM_EXTERN pm_cell_type_t pm_cell_child_type(const pm_cell_t *cell, int ch);
 
 /** Reference coordinates of refinement point k (0 <= k < cell->n_refined).  Not collective. */
 PM_EXTERN void pm_cell_refined_point(const pm_cell_t *cell, int k, double xi[3]);

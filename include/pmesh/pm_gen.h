@@ -29,7 +29,9 @@ typedef enum pm_gen_kind { PM_GEN_LINE, PM_GEN_GRID, PM_GEN_BOX } pm_gen_kind_t;
  *  surface "domain".  Box: NX, NY, NZ >= 2 nodes on [0, LX] x [0, LY] x [0, LZ], tags
  *  (k NY + j) NX + i + 1, hexahedra, or (tet) six tetrahedra per cell around its diagonal from
  *  the lowest to the highest corner (every cell alike, so the faces match), or (prism) two prisms
- *  per cell (its bottom split along the same diagonal as the grid's triangles); boundary faces
+ *  per cell (its bottom split along the same diagonal as the grid's triangles), or (pyramid) six
+ *  pyramids per cell, one on each face, their apex the cell's centre (nodes after the grid's, in
+ *  cell order); boundary faces
  *  (quadrangles, or the cells' triangles) in physical surfaces "xmin", "xmax", "ymin", "ymax",
  *  "zmin", "zmax" and "boundary", cells in physical volume "domain".  Every cell has positive
  *  orientation and every boundary face points out of the box. */
@@ -42,7 +44,7 @@ typedef struct pm_gen {
   int tri;        /* grid */
   int64_t nz;     /* box */
   double lz;      /* box */
-  int tet, prism; /* box: tetrahedra or prisms instead of hexahedra */
+  int tet, prism, pyramid; /* box: tetrahedra, prisms or pyramids instead of hexahedra */
 } pm_gen_t;
 
 /** Write the mesh to an open stream.  PM_ERR_ARG for sizes out of the ranges above (or more

@@ -18,12 +18,13 @@
  *   /mesh/tetrahedra    [n_tet x 4]   int                                (3D meshes, if any)
  *   /mesh/hexahedra     [n_hex x 8]   int                                (3D meshes, if any)
  *   /mesh/prisms        [n_prism x 6] int                                (3D meshes, if any)
+ *   /mesh/pyramids      [n_pyr x 5]   int                                (3D meshes, if any)
  *   int: int32 while the mesh has fewer than 2^31 nodes, else int64 (the XDMF file says which).
  *   Rows list a cell's nodes in VTK's/XDMF's order (the cell table's to_vtk): Gmsh's, but for
  *   the prism (XDMF Wedge), whose row is its Gmsh nodes 0, 2, 1, 3, 5, 4.
  *   /mesh/mixed         [sum (1 + n_verts) n_type] int  XDMF Mixed topology (only for meshes
  *                       of several cell types): per cell the table's xdmf_type (4 triangle,
- *                       5 quadrangle, 6 tetrahedron, 9 hexahedron, 8 wedge), then its row
+ *                       5 quadrangle, 6 tetrahedron, 9 hexahedron, 8 wedge, 7 pyramid), then its row
  *   Elements keep the global element order (elem_index) within each type; the XDMF cells
  *   (and every element field) are in global element order.
  *   /fields/<name>      [n_nodes] or [n_elems]  float64 or int32  (pm_h5_write)
@@ -35,7 +36,7 @@
  *   Each field dataset has a string attribute "center": "node" or "cell".
  *   Root attributes: format, format_version, pmesh_version, nranks, dim, global_nodes,
  *   global_elems, n_triangles, n_quadrangles, n_lines (3D: also n_tetrahedra, n_hexahedra,
- *   n_prisms), mesh_fingerprint (uint64, pm_fingerprint.h),
+ *   n_prisms, n_pyramids), mesh_fingerprint (uint64, pm_fingerprint.h),
  *   partition_fingerprint (uint64), mesh_file, mesh_file_checksum (uint64), cell_group_names
  *   ("INDEX=NAME; ..." for the groups of the mesh's dimension), n_steps and times (series),
  *   then the caller's attributes (problem parameters, iterations, residual, ...); nranks and

@@ -4,12 +4,13 @@
  * inverted cell", so that the worst cell of any type is the largest value:
  * - tetrahedron: the radius ratio R / r (circumradius over inradius), 3 for the regular one;
  * - triangle: the 2D radius ratio R / r, 2 for the equilateral one;
- * - quadrangle, hexahedron and prism: 1 / (the smallest corner scaled Jacobian), where a corner's
+ * - quadrangle, hexahedron, prism and pyramid: 1 / (the smallest corner scaled Jacobian), where a corner's
  *   scaled Jacobian is the determinant of its edge vectors over the product of their lengths
  *   (for a quadrangle the signed area of the corner's two edges over their lengths), divided by
  *   the value of the ideal cell (1 for the square and the cube, sin 60 deg at a prism's corners,
- *   which meet an equilateral triangle and an orthogonal edge).  1 for the square, the cube and
- *   the right equilateral prism; sqrt(1 + s^2) for a cube sheared by x += s z.  It is chosen
+ *   which meet an equilateral triangle and an orthogonal edge, 1/sqrt 2 at every corner of the
+ *   pyramid with equal edges, whose apex is four corners: three of its edges in turn).  1 for
+ *   the square, the cube, the right equilateral prism and that pyramid; sqrt(1 + s^2) for a cube sheared by x += s z.  It is chosen
  *   over the ratio of the largest to the smallest corner Jacobian because it is scale-free per
  *   corner and sees skew: a parallelepiped has equal Jacobians at every corner, however flat.
  * The measure does not depend on the cell's orientation: a cell whose corners all have negative
@@ -34,7 +35,7 @@ extern "C" {
 PM_EXTERN double pm_cell_quality(const pm_cell_t *cell, const double (*x)[3]);
 
 /** What the measure is for a cell type, for reports: "radius ratio" (triangles, tetrahedra),
- *  "1/min scaled Jacobian" (quadrangles, hexahedra, prisms), "none" (points, lines). */
+ *  "1/min scaled Jacobian" (quadrangles, hexahedra, prisms, pyramids), "none" (points, lines). */
 PM_EXTERN const char *pm_quality_name(pm_cell_type_t type);
 
 /** Shape statistics per cell type (indexed by pm_cell_type_t). */

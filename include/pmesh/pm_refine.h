@@ -7,7 +7,8 @@
  * (to a relative 1e-8, so that coordinates differing in their last bits, as a mesh's ASCII and
  * binary files can, decide alike) by the inner children's shape, then by its vertex tags, so
  * every rank decides alike), a
- * hexahedron into 8 (edge midpoints, face centres, its centre), a prism into 8.  Group faces
+ * hexahedron into 8 (edge midpoints, face centres, its centre), a prism into 8, a pyramid into 6
+ * pyramids and 4 tetrahedra (edge midpoints and its base's centre).  Group faces
  * split alike (a triangle or quadrangle into 4, a line into 2, a point kept).  The fine mesh
  * never exists in one place; ranks exchange only with their neighbours and through one prefix
  * sum.  Each level is a complete local mesh (pm_local_t) in the lecture's structure, as
@@ -23,7 +24,9 @@
  *     (smaller, larger index), then the quadrangles' centres.)  New node i (index N + i) gets
  *     the tag T + 1 + i, T the largest coarse tag, so ascending tags remain the global order;
  *   - child c of coarse element e gets index m*e + c and Gmsh-like tag (t-1)*m + c + 1 from the
- *     coarse tag t, with m = 2^dim (8, 4, 2); a child of a face (a boundary triangle or
+ *     coarse tag t, with m = 2^dim (8, 4, 2).  In a mesh with pyramids (10 children) m is 10 for
+ *     the tags, and the indices stay dense: child c gets index B + c, B the children of the
+ *     elements of lower index (a prefix sum in element order).  A child of a face (a boundary triangle or
  *     quadrangle split in four, a line in two, a 1D end point kept as is) likewise, so tags stay
  *     unique over elements and faces (tag 0, a derived "boundary" face, stays 0).
  * Owners:
@@ -40,7 +43,7 @@
  * Group membership: a new node on a group face (an edge midpoint, a quadrangle's centre) joins
  * the face's group; every new node of an element joins the element's groups of its dimension.
  *
- * Supported: lines, triangles, quadrangles, tetrahedra, hexahedra, prisms (one dimension per
+ * Supported: lines, triangles, quadrangles, tetrahedra, hexahedra, prisms, pyramids (one dimension per
  * mesh), partitions with the element halo (`partition --halo element`, FEM, the default); local
  * meshes with auxiliary nodes (`--halo edge` partitions) are refused.
  *
@@ -126,7 +129,8 @@ PM_EXTERN int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, in
 /** The elements (and the groups' element lists) of `fine`, refined from `coarse` without them
  *  (pm_refine_local_points with elements 0), made from the points: the same elements, in the
  *  same order, with the same tags, indices and owners as pm_refine_local makes.  fine must have
- *  none.  Not collective. */
+ *  none; pyramids are refused (their children's indices come from a collective prefix sum).  Not
+ *  collective. */
 PM_EXTERN int pm_refine_points_elements(const pm_local_t *coarse, const pm_refine_points_t *points, pm_local_t *fine);
 /** The partition fingerprint of a refined level: FNV-1a 64 of the coarse one and "refine".
  *  Not collective. */

@@ -485,7 +485,7 @@ static int read_records(pm_scan_t *s, records_t *r) {
     if (nv <= 0)
       return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,
                           "%s:%lld: %s entry %d: element type '%.*s' is not one pmesh uses (Gmsh's 1 line, 2 triangle, "
-                          "3 quadrangle, 4 tetrahedron, 5 hexahedron, 6 prism, 15 point)",
+                          "3 quadrangle, 4 tetrahedron, 5 hexahedron, 6 prism, 7 pyramid, 15 point)",
                           s->path, (long long)line, r->list, e + 1, (int)(fl[0] < 40 ? fl[0] : 40), f[0]);
     if (nf != nfix + nv)
       return pm_error_set(PM_ERR_FORMAT, __FILE__, __LINE__,

@@ -11,6 +11,16 @@
 #define T2 (2.0 / 3.0)
 #define KA 0.58541019662496845446
 #define KB 0.13819660112501051518
+/* The pyramid's collapsed rule: xi = a (1 - c), eta = b (1 - c), zeta = c with a, b the two Gauss
+ * points +-1/sqrt(3) and c the two Gauss-Jacobi points of weight (1 - c)^2 on [0, 1] (the roots of
+ * c^2 - 2c/3 + 1/15: 1/3 -+ sqrt(2/45)), weights WJ1, WJ2 (they sum to 1/3).  Exact for every
+ * monomial of degree 3, so for the stiffness and mass of an affine pyramid. */
+#define PJ1 0.12251482265544137787
+#define PJ2 0.54415184401122528879
+#define WJ1 0.23254745125350790274
+#define WJ2 0.10078588207982543059
+#define PA1 (G2 * (1 - PJ1))
+#define PA2 (G2 * (1 - PJ2))
 
 static const pm_cell_t cells[PM_CELL_NTYPES] = {
     [PM_CELL_POINT] = {.type = PM_CELL_POINT,
@@ -196,6 +206,47 @@ static const pm_cell_t cells[PM_CELL_NTYPES] = {
                                  {17, 16, 11, 13, 14, 5},
                                  {6, 9, 7, 15, 16, 17},
                                  {15, 16, 17, 12, 14, 13}}},
+    /* Refinement points: vertices 0-4 (4 the apex), edge midpoints 5-12, the base's centre 13. */
+    [PM_CELL_PYRAMID] = {.type = PM_CELL_PYRAMID,
+                         .name = "pyramid",
+                         .dim = 3,
+                         .n_verts = 5,
+                         .n_edges = 8,
+                         .n_facets = 5,
+                         .vert = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}, {0, 0, 1}},
+                         .edge = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 4}, {2, 3}, {2, 4}, {3, 4}},
+                         .facet_type = {PM_CELL_TRI, PM_CELL_TRI, PM_CELL_TRI, PM_CELL_TRI, PM_CELL_QUAD},
+                         .facet = {{0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}, {0, 3, 2, 1}},
+                         .measure = 4.0 / 3.0,
+                         .gmsh_type = 7,
+                         .vtk_type = 14,
+                         .xdmf_type = 7,
+                         .xdmf_name = "Pyramid",
+                         .to_vtk = {0, 1, 2, 3, 4},
+                         .n_qp = 8,
+                         .qp = {{-PA1, -PA1, PJ1},
+                                {PA1, -PA1, PJ1},
+                                {PA1, PA1, PJ1},
+                                {-PA1, PA1, PJ1},
+                                {-PA2, -PA2, PJ2},
+                                {PA2, -PA2, PJ2},
+                                {PA2, PA2, PJ2},
+                                {-PA2, PA2, PJ2}},
+                         .qw = {WJ1, WJ1, WJ1, WJ1, WJ2, WJ2, WJ2, WJ2},
+                         .n_refined = 14,
+                         .n_children = 10,
+                         .n_fixed = 10,
+                         .n_tet_children = 4,
+                         .child = {{0, 5, 13, 6, 7},     /* the base corners' pyramids */
+                                   {5, 1, 8, 13, 9},
+                                   {13, 8, 2, 10, 11},
+                                   {6, 13, 10, 3, 12},
+                                   {7, 9, 11, 12, 4},    /* below the apex */
+                                   {7, 12, 11, 9, 13},   /* upside down, its apex the base's centre */
+                                   {5, 13, 7, 9},        /* a tetrahedron at each base edge */
+                                   {8, 13, 9, 11},
+                                   {10, 13, 11, 12},
+                                   {6, 13, 12, 7}}},
 };
 
 const pm_cell_t *pm_cell_get(pm_cell_type_t type) {
@@ -206,7 +257,7 @@ const pm_cell_t *pm_cell_get(pm_cell_type_t type) {
  * and the boundary derivation ask once per element and per facet. */
 enum { GMSH_CODES = 16 };
 static const int8_t from_gmsh[GMSH_CODES] = {
-    -1, PM_CELL_LINE, PM_CELL_TRI, PM_CELL_QUAD, PM_CELL_TET, PM_CELL_HEX, PM_CELL_PRISM, -1, /* 0..7 */
+    -1, PM_CELL_LINE, PM_CELL_TRI, PM_CELL_QUAD, PM_CELL_TET, PM_CELL_HEX, PM_CELL_PRISM, PM_CELL_PYRAMID, /* 0..7 */
     -1, -1,           -1,          -1,           -1,          -1,          -1,            PM_CELL_POINT};
 
 int pm_cell_from_gmsh(int gmsh_type) {
@@ -260,6 +311,25 @@ static void prism_basis(const double *xi, double *n, double (*dn)[3]) {
   }
 }
 
+/* Pyramid: with s = 1 - zeta, base vertex i's function is (s + x_i xi)(s + y_i eta) / (4 s) and the
+ * apex's zeta; in the collapsed coordinates a = xi / s, b = eta / s the base functions are
+ * s (1 + x_i a)(1 + y_i b) / 4, and their gradients depend on a and b only.  At the apex (s = 0)
+ * a and b are taken 0: the limit along the axis. */
+static void pyramid_basis(const pm_cell_t *c, const double *xi, double *n, double (*dn)[3]) {
+  double s = 1 - xi[2], a = s > 0 ? xi[0] / s : 0, b = s > 0 ? xi[1] / s : 0;
+  for (int i = 0; i < 4; i++) {
+    double x = c->vert[i][0], y = c->vert[i][1], fa = 1 + x * a, fb = 1 + y * b;
+    n[i] = 0.25 * s * fa * fb;
+    if (dn) {
+      dn[i][0] = 0.25 * x * fb;
+      dn[i][1] = 0.25 * y * fa;
+      dn[i][2] = 0.25 * (x * y * a * b - 1);
+    }
+  }
+  n[4] = xi[2];
+  if (dn) dn[4][0] = dn[4][1] = 0, dn[4][2] = 1;
+}
+
 void pm_cell_basis(const pm_cell_t *cell, const double xi[3], double *n, double (*dn)[3]) {
   switch (cell->type) {
     case PM_CELL_TRI:
@@ -269,6 +339,9 @@ void pm_cell_basis(const pm_cell_t *cell, const double xi[3], double *n, double 
     case PM_CELL_PRISM:
       prism_basis(xi, n, dn);
       break;
+    case PM_CELL_PYRAMID:
+      pyramid_basis(cell, xi, n, dn);
+      break;
     case PM_CELL_POINT:
       n[0] = 1;
       if (dn) dn[0][0] = dn[0][1] = dn[0][2] = 0;
@@ -276,6 +349,10 @@ void pm_cell_basis(const pm_cell_t *cell, const double xi[3], double *n, double 
     default: /* line, quadrangle, hexahedron */
       box_basis(cell, xi, n, dn);
   }
+}
+
+pm_cell_type_t pm_cell_child_type(const pm_cell_t *cell, int ch) {
+  return ch >= cell->n_children - cell->n_tet_children ? PM_CELL_TET : cell->type;
 }
 
 int pm_cell_refined_parents(const pm_cell_t *cell, int k, int8_t parent[PM_CELL_MAX_VERTS]) {

@@ -240,16 +240,27 @@ static int box_write_face(FILE *f, const pm_gen_t *o, int face, int64_t *tag) {
   return 0;
 }
 
-/* The cells of the box, tags 1..C in cell order (i fastest), the tetrahedra and prisms of a cell
- * consecutive.  A cell's corner (di, dj, dk) is c[di + 2 dj + 4 dk]. */
+/* Cells a box cell is split into, and the Gmsh type of the cells. */
+static int box_per(const pm_gen_t *o) {
+  return o->tet || o->pyramid ? 6 : o->prism ? 2 : 1;
+}
+static int box_type(const pm_gen_t *o) {
+  return o->tet ? 4 : o->prism ? 6 : o->pyramid ? 7 : 5;
+}
+
+/* The cells of the box, tags 1..C in cell order (i fastest), the tetrahedra, prisms or pyramids
+ * of a cell consecutive.  A cell's corner (di, dj, dk) is c[di + 2 dj + 4 dk]; its centre (a
+ * pyramids' apex) is node NN + 1 + the cell's number. */
 static int box_write_cells(FILE *f, const pm_gen_t *o) {
-  const int64_t ncell = (o->nx - 1) * (o->ny - 1) * (o->nz - 1);
-  const int per = o->tet ? 6 : o->prism ? 2 : 1;
+  const int64_t ncell = (o->nx - 1) * (o->ny - 1) * (o->nz - 1), nn = o->nx * o->ny * o->nz;
+  const int per = box_per(o);
   /* The six paths from corner 0 to corner 7 along the axes, each a tetrahedron; those from an
    * odd permutation of the axes are listed with two vertices swapped, so that all are positive. */
   static const int8_t kuhn[6][4] = {{0, 1, 3, 7}, {0, 5, 1, 7}, {0, 3, 2, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 6, 4, 7}};
+  /* A pyramid on each face, its base counter-clockwise seen from the centre. */
+  static const int8_t face[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1}, {1, 5, 7, 3}, {2, 3, 7, 6}, {0, 2, 6, 4}};
   int64_t tag = 0;
-  OUT("3 1 %d %lld\n", o->tet ? 4 : o->prism ? 6 : 5, (long long)(ncell * per));
+  OUT("3 1 %d %lld\n", box_type(o), (long long)(ncell * per));
   for (int64_t k = 0; k < o->nz - 1; k++)
     for (int64_t j = 0; j < o->ny - 1; j++)
       for (int64_t i = 0; i < o->nx - 1; i++) {
@@ -259,6 +270,11 @@ static int box_write_cells(FILE *f, const pm_gen_t *o) {
           for (int t = 0; t < 6; t++)
             OUT("%lld %lld %lld %lld %lld\n", (long long)++tag, c[kuhn[t][0]], c[kuhn[t][1]], c[kuhn[t][2]],
                 c[kuhn[t][3]]);
+        } else if (o->pyramid) {
+          long long apex = nn + 1 + tag / 6;
+          for (int t = 0; t < 6; t++)
+            OUT("%lld %lld %lld %lld %lld %lld\n", (long long)++tag, c[face[t][0]], c[face[t][1]], c[face[t][2]],
+                c[face[t][3]], apex);
         } else if (o->prism) {
           OUT("%lld %lld %lld %lld %lld %lld %lld\n", (long long)++tag, c[0], c[1], c[3], c[4], c[5], c[7]);
           OUT("%lld %lld %lld %lld %lld %lld %lld\n", (long long)++tag, c[0], c[3], c[2], c[4], c[7], c[6]);
@@ -274,9 +290,9 @@ static int box_write_cells(FILE *f, const pm_gen_t *o) {
  * and 7 "boundary"), volume 1 bounded by them (physical tag 8, "domain"); no points or curves,
  * and every node on the volume. */
 static int write_box(FILE *f, const pm_gen_t *o) {
-  const int64_t nn = o->nx * o->ny * o->nz;
-  const int per = o->tet ? 6 : o->prism ? 2 : 1;
-  const int64_t ncell = (o->nx - 1) * (o->ny - 1) * (o->nz - 1) * per;
+  const int64_t ncentre = o->pyramid ? (o->nx - 1) * (o->ny - 1) * (o->nz - 1) : 0;
+  const int64_t nn = o->nx * o->ny * o->nz + ncentre;
+  const int64_t ncell = (o->nx - 1) * (o->ny - 1) * (o->nz - 1) * box_per(o);
   const double len[3] = {o->lx, o->ly, o->lz};
   static const char *const names[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 
@@ -302,6 +318,12 @@ static int write_box(FILE *f, const pm_gen_t *o) {
       for (int64_t i = 0; i < o->nx; i++) OUT("%.17g %.17g %.17g\n", grid_coord(i, o->nx, o->lx), y, z);
     }
   }
+  for (int64_t k = 0; k < o->nz - 1 && ncentre; k++) /* the cells' centres, in cell order */
+    for (int64_t j = 0; j < o->ny - 1; j++)
+      for (int64_t i = 0; i < o->nx - 1; i++)
+        OUT("%.17g %.17g %.17g\n", 0.5 * (grid_coord(i, o->nx, o->lx) + grid_coord(i + 1, o->nx, o->lx)),
+            0.5 * (grid_coord(j, o->ny, o->ly) + grid_coord(j + 1, o->ny, o->ly)),
+            0.5 * (grid_coord(k, o->nz, o->lz) + grid_coord(k + 1, o->nz, o->lz)));
   OUT("$EndNodes\n");
 
   int64_t nface = 0;
@@ -330,7 +352,11 @@ static int check_box(const pm_gen_t *g) {
            (long long)g->nx, (long long)g->ny, (long long)g->nz, (long long)m);
   PM_CHECK(g->lx > 0 && g->ly > 0 && g->lz > 0 && isfinite(g->lx) && isfinite(g->ly) && isfinite(g->lz), PM_ERR_ARG,
            "pm_gen: the box's lengths %g x %g x %g must be finite and > 0", g->lx, g->ly, g->lz);
-  PM_CHECK(!(g->tet && g->prism), PM_ERR_ARG, "pm_gen: a box of tetrahedra or of prisms, not both");
+  PM_CHECK(g->tet + g->prism + g->pyramid <= 1 && g->tet >= 0 && g->prism >= 0 && g->pyramid >= 0, PM_ERR_ARG,
+           "pm_gen: a box of tetrahedra, of prisms or of pyramids: one of them");
+  PM_CHECK(!g->pyramid || 2 * g->nx * g->ny * g->nz <= m, PM_ERR_ARG,
+           "pm_gen: a %lld x %lld x %lld box of pyramids (and its cells' centres) has more than %lld nodes",
+           (long long)g->nx, (long long)g->ny, (long long)g->nz, (long long)m);
   return PM_OK;
 }
 

@@ -296,7 +296,7 @@ static int mesh_dim(const pm_msh_t *msh, int *dim_out) {
   }
   PM_CHECK(dim >= 1, PM_ERR_FORMAT,
            "the mesh has no lines, surfaces or volumes: nothing to partition (pmesh reads 1D meshes of lines, "
-           "2D meshes of triangles/quadrangles and 3D meshes of tetrahedra/hexahedra/prisms)");
+           "2D meshes of triangles/quadrangles and 3D meshes of tetrahedra/hexahedra/prisms/pyramids)");
   if (dim == 2 && msh->n_nodes > 0) {
     double lo[3], hi[3];
     for (int d = 0; d < 3; d++) lo[d] = hi[d] = msh->xyz[d];

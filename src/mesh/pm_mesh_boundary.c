@@ -235,7 +235,8 @@ static int derive_boundary(pm_mesh_t *m, int keep, int64_t *first, int64_t *coun
     PM_TRY_CHECK(quad < 0, PM_ERR_FORMAT,
                  "element %lld's quadrangle face is split into triangles by element %lld: a non-conforming "
                  "interface (cells must meet on whole faces; a hexahedron or prism meets tetrahedra on a "
-                 "quadrangle only through pyramids, which pmesh does not support)",
+                 "quadrangle only through a pyramid, as Gmsh makes them where a recombined surface bounds "
+                 "tetrahedra)",
                  (long long)m->elem_gid[item[b0 + (quad < 0 ? 0 : quad)].it / 8],
                  (long long)m->elem_gid[item[b0 + (tri < 0 ? 0 : tri)].it / 8]);
     for (int64_t p = 0; p < nbk && keep; p++) {

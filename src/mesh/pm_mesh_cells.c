@@ -6,7 +6,11 @@
  * quadratic's minimum has a closed form.  A hexahedron's is triquadratic: its 27 coefficients in
  * the Bernstein basis bound it from below (the basis is non-negative and sums to one), and where
  * that bound is not positive but the sampled values are, the box is halved in each direction and
- * bounded again, down to a depth at which a remaining doubt means the cell nearly degenerates. */
+ * bounded again, down to a depth at which a remaining doubt means the cell nearly degenerates.
+ * A pyramid's is constant along each line from its base to its apex (x = (1 - c) X(a, b) + c x4
+ * in the collapsed coordinates, X = X0 + A a + C b + B ab the bilinear base): det[X_a, X_b,
+ * x4 - X], which is bilinear in a and b (its ab^2 and a^2 b terms vanish), so its base corners
+ * bound it. */
 #include <math.h>
 #include <stdio.h>
 
@@ -151,9 +155,10 @@ static int prism_positive(const pm_mesh_t *m, int64_t e, const pm_cell_t *c, dou
   return 1;
 }
 
-/* The corners of cell e (only the first for a simplex, whose determinant is constant). */
+/* The corners of cell e (only the first for a simplex, whose determinant is constant; not a
+ * pyramid's apex, where it depends on the direction). */
 static int check_corners(const pm_mesh_t *m, int64_t e, const pm_cell_t *c, double tol) {
-  int simplex = c->n_verts == c->dim + 1, nv = simplex ? 1 : c->n_verts;
+  int simplex = c->n_verts == c->dim + 1, nv = simplex ? 1 : c->type == PM_CELL_PYRAMID ? 4 : c->n_verts;
   for (int v = 0; v < nv; v++) {
     double det = cell_det(m, e, c, c->vert[v]);
     if (det > tol) continue;

@@ -390,15 +390,13 @@ static int msh_reserve_enode(msh_rd_t *r, int64_t used, int64_t more, int64_t n_
 static int msh_unsupported_type(msh_rd_t *r, int64_t at, int64_t type, int64_t etag) {
   char tagbuf[64] = "";
   if (etag > 0) snprintf(tagbuf, sizeof tagbuf, " (element %lld)", (long long)etag);
-  /* What to do instead, for the two kinds of element Gmsh makes that pmesh does not read. */
-  const char *hint = type == 7 ? "; Gmsh makes pyramids where recombined (quadrangle) faces meet tetrahedra: mesh "
-                                 "that volume without Recombine, or extrude it into prisms"
-                     : strstr(pm_msh_rd_type_name(type), "order") ? "; pmesh's elements are first order: mesh "
-                                                                    "with -order 1 (Mesh.ElementOrder = 1)"
-                                                                  : "";
+  /* What to do instead, for the kind of element Gmsh makes that pmesh does not read. */
+  const char *hint = strstr(pm_msh_rd_type_name(type), "order") ? "; pmesh's elements are first order: mesh "
+                                                                  "with -order 1 (Mesh.ElementOrder = 1)"
+                                                                : "";
   return MSH_FAIL_AT(r, at, PM_ERR_UNSUPPORTED,
                      "element type %lld (%s)%s is not supported: pmesh reads points (15), lines (1), triangles (2), "
-                     "quadrangles (3), tetrahedra (4), hexahedra (5) and prisms (6)%s",
+                     "quadrangles (3), tetrahedra (4), hexahedra (5), prisms (6) and pyramids (7)%s",
                      (long long)type, pm_msh_rd_type_name(type), tagbuf, hint);
 }
 

@@ -1,7 +1,7 @@
 /* pm_quality.c - the shape measure of a cell (pm_quality.h): radius ratios of simplices, the
  * smallest corner scaled Jacobian of the other cells, and their statistics over a mesh.  The
- * corners of quadrangles, hexahedra and prisms come from the cell table's edges, so a new cell
- * type needs no code here beyond its ideal corner value. */
+ * corners of quadrangles, hexahedra, prisms and pyramids come from the cell table's edges, so a
+ * new cell type needs no code here beyond its ideal corner value. */
 #include "pmesh/pm_quality.h"
 
 #include <math.h>
@@ -56,35 +56,49 @@ static double tet_ratio(const double (*x)[3]) {
   return norm3(o) * area / (0.5 * fabs(det)); /* R S / (3 V), V = |det| / 6 */
 }
 
-/* A corner's edges: the vertices joined to v by an edge of the table, ordered so that the
- * reference cell's corner is positively oriented (counter-clockwise in 2D). */
-static int corner_edges(const pm_cell_t *cell, int v, int nb[3]) {
-  int n = 0;
-  for (int e = 0; e < cell->n_edges && n < 3; e++)
-    if (cell->edge[e][0] == v || cell->edge[e][1] == v)
-      nb[n++] = cell->edge[e][0] == v ? cell->edge[e][1] : cell->edge[e][0];
-  double d[3][3], c[3];
-  for (int i = 0; i < n; i++) sub3(cell->vert[nb[i]], cell->vert[v], d[i]);
-  cross3(d[0], d[1], c);
-  double orient = cell->dim == 3 ? dot3(c, d[2]) : c[2];
-  if (orient < 0) {
-    int t = nb[0];
-    nb[0] = nb[1];
-    nb[1] = t;
+enum { MAX_CORNERS = 8 };
+
+/* The cell's corners: a vertex and the vertices joined to it by an edge of the table, ordered so
+ * that the reference cell's corner is positively oriented (counter-clockwise in 2D).  A vertex
+ * with four edges (a pyramid's apex) is four corners, each of three edges in turn around it.
+ * Returns the count; n the edges of a corner (dim). */
+static int cell_corners(const pm_cell_t *cell, int cv[MAX_CORNERS], int cnb[MAX_CORNERS][3], int *n) {
+  int nc = 0;
+  *n = cell->dim;
+  for (int v = 0; v < cell->n_verts; v++) {
+    int all[4], k = 0;
+    for (int e = 0; e < cell->n_edges && k < 4; e++)
+      if (cell->edge[e][0] == v || cell->edge[e][1] == v)
+        all[k++] = cell->edge[e][0] == v ? cell->edge[e][1] : cell->edge[e][0];
+    for (int s = 0; s < (k > 3 ? k : 1) && nc < MAX_CORNERS; s++, nc++) {
+      int *nb = cnb[nc];
+      for (int i = 0; i < *n; i++) nb[i] = all[(s + i) % k];
+      cv[nc] = v;
+      double d[3][3] = {{0}}, c[3];
+      for (int i = 0; i < *n; i++) sub3(cell->vert[nb[i]], cell->vert[v], d[i]);
+      cross3(d[0], d[1], c);
+      double orient = cell->dim == 3 ? dot3(c, d[2]) : c[2];
+      if (orient < 0) {
+        int t = nb[0];
+        nb[0] = nb[1];
+        nb[1] = t;
+      }
+    }
   }
-  return n;
+  return nc;
 }
 
 /* 1 / min over corners of the scaled Jacobian over its ideal value; the sign of the corners'
  * sum picks the orientation, a corner of the other sign (or zero) makes the cell infinite. */
 static double corner_ratio(const pm_cell_t *cell, const double (*x)[3], double ideal) {
-  double sj[PM_CELL_MAX_VERTS], normal[3] = {0, 0, 0}, total = 0;
-  double cr[PM_CELL_MAX_VERTS][3];
-  for (int v = 0; v < cell->n_verts; v++) {
-    int nb[3], n = corner_edges(cell, v, nb);
+  double sj[MAX_CORNERS], normal[3] = {0, 0, 0}, total = 0;
+  double cr[MAX_CORNERS][3];
+  int cv[MAX_CORNERS], cnb[MAX_CORNERS][3], n, nc = cell_corners(cell, cv, cnb, &n);
+  for (int v = 0; v < nc; v++) {
+    const int *nb = cnb[v];
     double d[3][3], len = 1;
     for (int i = 0; i < n; i++) {
-      sub3(x[nb[i]], x[v], d[i]);
+      sub3(x[nb[i]], x[cv[v]], d[i]);
       len *= norm3(d[i]);
     }
     if (!(len > 0)) return INFINITY;
@@ -100,11 +114,11 @@ static double corner_ratio(const pm_cell_t *cell, const double (*x)[3], double i
   if (cell->dim == 2) { /* the cell's plane: the mean of its corners' normals */
     double nn = norm3(normal);
     if (!(nn > 0)) return INFINITY;
-    for (int v = 0; v < cell->n_verts; v++) sj[v] *= dot3(cr[v], normal) / nn;
+    for (int v = 0; v < nc; v++) sj[v] *= dot3(cr[v], normal) / nn;
     total = 1;
   }
   double sign = total < 0 ? -1 : 1, lo = INFINITY;
-  for (int v = 0; v < cell->n_verts; v++)
+  for (int v = 0; v < nc; v++)
     if (sign * sj[v] < lo) lo = sign * sj[v];
   lo /= ideal;
   return lo > 1e-14 ? 1 / lo : INFINITY;
@@ -121,6 +135,8 @@ double pm_cell_quality(const pm_cell_t *cell, const double (*x)[3]) {
       return corner_ratio(cell, x, 1);
     case PM_CELL_PRISM:
       return corner_ratio(cell, x, 0.86602540378443864676); /* sin 60 deg */
+    case PM_CELL_PYRAMID: /* every corner of the pyramid with all edges equal: 1 / sqrt 2 */
+      return corner_ratio(cell, x, 0.70710678118654752440);
     default:
       return 1;
   }
@@ -134,6 +150,7 @@ const char *pm_quality_name(pm_cell_type_t type) {
     case PM_CELL_QUAD:
     case PM_CELL_HEX:
     case PM_CELL_PRISM:
+    case PM_CELL_PYRAMID:
       return "1/min scaled Jacobian";
     default:
       return "none";

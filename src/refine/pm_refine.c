@@ -38,6 +38,7 @@ static void work_free(work_t *w) {
   free(w->elem_cent);
   free(w->cent_elem);
   free(w->variant);
+  free(w->cbase);
   free(w->cown);
   free(w->lid);
   free(w->cidx);
@@ -280,7 +281,7 @@ static int check_cells(work_t *w) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
     PM_CHECK(t && t->dim >= 1 && c->elem_ptr[e + 1] - c->elem_ptr[e] == t->n_verts, PM_ERR_UNSUPPORTED,
              "rank %d: element %d (tag %lld) has type %d with %d nodes: refinement takes lines, triangles, "
-             "quadrangles, tetrahedra, hexahedra and prisms",
+             "quadrangles, tetrahedra, hexahedra, prisms and pyramids",
              w->rank, e + 1, (long long)c->elem_gid[e], c->elem_type[e], c->elem_ptr[e + 1] - c->elem_ptr[e]);
     PM_CHECK(dim == 0 || t->dim == dim, PM_ERR_UNSUPPORTED,
              "rank %d: element %d (tag %lld) is a %s among %dD elements: the local mesh mixes dimensions", w->rank,
@@ -396,6 +397,25 @@ cleanup:
   return ierr;
 }
 
+/* The children's element indices where cells have different numbers of children (a pyramid
+ * 10, the others 8): one prefix sum over the coarse elements in global order, each rank asking
+ * for its halo elements' bases in the same scan.  Collective. */
+static int child_bases(work_t *w) {
+  const pm_local_t *c = w->c;
+  int ierr = PM_OK;
+  int64_t *count = NULL, total = 0;
+  PM_TRY(PM_MALLOC(w->cbase, (int64_t)c->n_elems + 1, "refinement: children"));
+  PM_TRY(PM_MALLOC(count, (int64_t)c->n_elems + 1, "refinement: children"));
+  for (int32_t e = 0; e < c->n_elems; e++)
+    count[e] = c->elem_owner[e] == w->rank ? pm_cell_gmsh(c->elem_type[e])->n_children : -1;
+cleanup:
+  ierr = pm_comm_agree(w->comm, ierr);
+  if (!ierr) ierr = pm_refine_exscan(w->comm, w->NE, c->n_elems, c->elem_index, count, w->cbase, &total);
+  free(count);
+  if (ierr) pm_error_trace(__FILE__, __LINE__);
+  return ierr;
+}
+
 /* Keep every child touching a node this rank owns; mark the nodes kept children use.  Local. */
 static int mark_children(work_t *w) {
   const pm_local_t *c = w->c;
@@ -404,11 +424,11 @@ static int mark_children(work_t *w) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
     for (int ch = 0; ch < t->n_children; ch++) {
       const int8_t *ref = cell_child(t, w->variant[e], ch);
-      int mine = 0;
-      for (int j = 0; j < t->n_verts; j++) mine |= w->cown[cand_of(w, e, ref[j])] == w->rank;
+      int mine = 0, nv = child_cell(t, ch)->n_verts;
+      for (int j = 0; j < nv; j++) mine |= w->cown[cand_of(w, e, ref[j])] == w->rank;
       if (!mine) continue;
       w->keep[(int64_t)e * w->m + ch] = 1;
-      for (int j = 0; j < t->n_verts; j++) w->used[cand_of(w, e, ref[j])] = 1;
+      for (int j = 0; j < nv; j++) w->used[cand_of(w, e, ref[j])] = 1;
     }
   }
   for (int32_t k = 0; k < w->nc; k++)
@@ -729,12 +749,18 @@ int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, int elements
   ierr = pm_comm_agree(comm, ierr);
   if (ierr) goto cleanup;
   /* Global counts: nodes, elements (owned ones), the largest tag; the dimension agreed. */
-  int64_t sum[2] = {coarse->n_internal, 0}, mx[4] = {0, w.dim, -w.dim, coarse->n_groups}, gsum[2], gmx[4];
-  for (int32_t e = 0; e < coarse->n_elems; e++) sum[1] += coarse->elem_owner[e] == w.rank;
+  int64_t sum[2] = {coarse->n_internal, 0}, mx[6] = {0, w.dim, -w.dim, coarse->n_groups, 0, -PM_CELL_MAX_CHILDREN};
+  int64_t gsum[2], gmx[6];
+  for (int32_t e = 0; e < coarse->n_elems; e++) {
+    int kids = pm_cell_gmsh(coarse->elem_type[e])->n_children; /* checked in setup */
+    sum[1] += coarse->elem_owner[e] == w.rank;
+    mx[4] = kids > mx[4] ? kids : mx[4];
+    mx[5] = -kids > mx[5] ? -kids : mx[5];
+  }
   for (int32_t i = 0; i < coarse->n_internal; i++)
     if (coarse->gid[i] > mx[0]) mx[0] = coarse->gid[i];
   int mpi = pm_comm_allreduce(sum, gsum, 2, MPI_INT64_T, MPI_SUM, comm);
-  if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(mx, gmx, 4, MPI_INT64_T, MPI_MAX, comm);
+  if (mpi == MPI_SUCCESS) mpi = pm_comm_allreduce(mx, gmx, 6, MPI_INT64_T, MPI_MAX, comm);
   PM_TRY_CHECK(mpi == MPI_SUCCESS, PM_ERR_MPI, "rank %d: MPI_Allreduce failed", w.rank);
   PM_TRY_CHECK(gmx[1] == -gmx[2] && gmx[1] > 0, PM_ERR_UNSUPPORTED,
                "the local meshes mix dimensions (rank %d has %dD elements)", w.rank, w.dim);
@@ -742,8 +768,9 @@ int pm_refine_local_points(MPI_Comm comm, const pm_local_t *coarse, int elements
   w.NE = gsum[1];
   w.maxtag = gmx[0];
   w.dim = (int)gmx[1];
-  w.m = 1 << w.dim; /* the table's children per cell: 2, 4, 8 */
-  ierr = mark_children(&w);
+  w.m = (int)gmx[4]; /* the table's children per cell: 2, 4, 8, or 10 with pyramids */
+  if (gmx[4] != -gmx[5]) ierr = child_bases(&w);
+  if (!ierr) ierr = mark_children(&w);
   if (!ierr) ierr = group_bits(&w);
   ierr = pm_comm_agree(comm, ierr);
   if (!ierr) ierr = number_owned(&w);

@@ -132,7 +132,7 @@ static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t *
     for (int ch = 0; ch < t->n_children; ch++)
       if (w->keep[(int64_t)e * w->m + ch]) {
         nfe++;
-        nfn += t->n_verts;
+        nfn += child_cell(t, ch)->n_verts;
       }
   }
   PM_CHECK(nfn <= INT32_MAX, PM_ERR_ARG, "rank %d: the refined elements have %lld node entries: more than %d", w->rank,
@@ -150,11 +150,12 @@ static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t *
   int32_t n = 0;
   for (int32_t e = 0; e < c->n_elems; e++) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-    int nvert = t->n_verts;
     for (int ch = 0; ch < w->m; ch++) {
       int64_t s = (int64_t)e * w->m + ch;
       felem[s] = -1;
       if (ch >= t->n_children || !w->keep[s]) continue;
+      const pm_cell_t *kid = child_cell(t, ch);
+      int nvert = kid->n_verts;
       const int8_t *ref = cell_child(t, w->variant[e], ch);
       int32_t p = f->elem_ptr[n], lo = -1;
       for (int j = 0; j < nvert; j++) {
@@ -162,9 +163,9 @@ static int build_elements(work_t *w, pm_local_t *f, const int32_t *fc, int32_t *
         f->elem_node[p + j] = w->lid[k];
         if (lo < 0 || f->gid[w->lid[k]] < f->gid[f->elem_node[p + lo]]) lo = j;
       }
-      f->elem_type[n] = c->elem_type[e];
+      f->elem_type[n] = kid->gmsh_type;
       f->elem_gid[n] = (c->elem_gid[e] - 1) * w->m + ch + 1;
-      f->elem_index[n] = c->elem_index[e] * w->m + ch;
+      f->elem_index[n] = child_index(w, e, ch);
       f->elem_owner[n] = w->cown[fc[f->elem_node[p + lo]]];
       f->elem_ptr[n + 1] = p + nvert;
       felem[s] = n++;
@@ -269,12 +270,12 @@ static int node_owners(const pm_local_t *f, int32_t **owner) {
 int pm_refine_points_child(const pm_local_t *c, const pm_refine_points_t *pt, int32_t e, int ch, int32_t *v) {
   const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
   const int8_t *ref = cell_child(t, pt->variant[e], ch);
-  int missing = 0;
-  for (int j = 0; j < t->n_verts; j++) {
+  int missing = 0, nv = child_cell(t, ch)->n_verts;
+  for (int j = 0; j < nv; j++) {
     v[j] = pm_refine_point(pt, c, e, ref[j]);
     missing |= v[j] < 0;
   }
-  return missing ? 0 : t->n_verts;
+  return missing ? 0 : nv;
 }
 
 /* Child ch of coarse element e as fine nodes v[]; 0 when it is not kept (it touches no internal
@@ -295,6 +296,10 @@ int pm_refine_points_elements(const pm_local_t *c, const pm_refine_points_t *pt,
   int m = 1;
   for (int32_t e = 0; e < c->n_elems; e++) {
     const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    PM_CHECK(t->n_tet_children == 0, PM_ERR_UNSUPPORTED,
+             "rank %d: element %lld is a %s: its children's element indices need the collective refinement "
+             "(pm_refine_local_points with elements)",
+             f->rank, (long long)c->elem_gid[e], t->name);
     if (1 << t->dim > m) m = 1 << t->dim;
     for (int ch = 0; ch < t->n_children; ch++)
       if (point_child(c, pt, f, e, ch, v)) nfe++, nfn += t->n_verts;

@@ -77,7 +77,7 @@ int pm_refine_exscan(MPI_Comm comm, int64_t n_global, int32_t n, const int64_t *
   PM_TRY(PM_MALLOC(pos, n, "scan items"));
   PM_TRY(PM_CALLOC(slab, s1 - s0, "scan slab"));
   for (int32_t i = 0; i < n; i++) {
-    PM_TRY_CHECK(index[i] >= 0 && index[i] < n_global && count[i] >= 0, PM_ERR_INCONSISTENT,
+    PM_TRY_CHECK(index[i] >= 0 && index[i] < n_global && count[i] >= -1, PM_ERR_INCONSISTENT,
                  "rank %d: scan item %d at position %lld (count %lld) is outside 0..%lld", rank, i, (long long)index[i],
                  (long long)count[i], (long long)n_global - 1);
     sc[slab_of(n_global, P, index[i])]++;
@@ -102,6 +102,7 @@ cleanup:
   for (int q = 0; q < P; q++) nr += rc[q];
   for (int64_t k = 0; k < nr && !ierr; k++) {
     int64_t i = got[2 * k] - s0;
+    if (i >= 0 && i < s1 - s0 && got[2 * k + 1] == -1) continue; /* a query */
     if (i < 0 || i >= s1 - s0 || slab[i] != 0 || got[2 * k + 1] < 0)
       ierr = pm_error_set(PM_ERR_INCONSISTENT, __FILE__, __LINE__,
                           "rank %d: position %lld of the global order is held by two ranks (or out of slab)", rank,

@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 /** Exclusive prefix sum in global order.  Every position 0..n_global-1 is held by at most one
- *  rank; this rank holds n items at positions index[i] with count[i] >= 0.  offset[i] = the sum
- *  of the counts at positions below index[i] (over all ranks); *total = the sum of all counts.
+ *  rank; this rank holds n items at positions index[i] with count[i] >= 0, or asks about
+ *  position index[i] (count[i] = -1, a query: any rank may ask about any position).  offset[i] =
+ *  the sum of the counts at positions below index[i] (over all ranks); *total = the sum of all
+ *  counts.
  *  The counts go to the rank holding the slab of their positions (a block distribution), each
  *  slab is summed locally, the slabs' sums are scanned (pm_comm_exscan) and the offsets sent back.
  *  Errors are agreed.  Collective on comm. */

@@ -40,7 +40,8 @@ typedef struct ext_rec {
 typedef struct work {
   const pm_local_t *c;
   MPI_Comm comm;
-  int rank, P, dim, m, W;             /* m: children per element; W: 64-bit words of group bits per node */
+  int rank, P, dim, m, W;             /* m: the most children of any element; W: 64-bit words of group bits per node */
+  int64_t *cbase;                     /* [n_elems] the first child's element index; NULL: m * elem_index */
   int64_t N, NE, maxtag;              /* coarse global nodes, elements, largest tag */
   int32_t nv;                         /* coarse local nodes */
   int32_t *own;                       /* [nv] owners of the coarse local nodes */
@@ -85,6 +86,16 @@ static inline int cell_has_centre(const pm_cell_t *t) {
 /* Child ch's vertices as refinement points (variant: the tetrahedron's inner diagonal). */
 static inline const int8_t *cell_child(const pm_cell_t *t, int variant, int ch) {
   return ch < t->n_fixed ? t->child[ch] : t->variant_child[variant][ch - t->n_fixed];
+}
+
+/* Child ch's cell (a pyramid's last four are tetrahedra). */
+static inline const pm_cell_t *child_cell(const pm_cell_t *t, int ch) {
+  return t->n_tet_children ? pm_cell_get(pm_cell_child_type(t, ch)) : t;
+}
+
+/* The global element index of child ch of coarse element e (dense over all children). */
+static inline int64_t child_index(const work_t *w, int32_t e, int ch) {
+  return (w->cbase ? w->cbase[e] : w->c->elem_index[e] * w->m) + ch;
 }
 
 static inline int32_t find_edge(const work_t *w, int64_t ka, int64_t kb) {

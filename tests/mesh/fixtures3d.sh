@@ -4,7 +4,7 @@
 . "$PMESH_TESTS/common/work.sh"
 dir="$PMESH_TESTS/common/meshes3d"
 n=0
-while read -r file nodes cells tets hexes prisms faces groups boundary lines points; do
+while read -r file nodes cells tets hexes prisms faces groups boundary lines points pyramids; do
   case $file in '#'*) continue ;; esac
   "$PARTITION" "$dir/$file" 1 -o p > report || fail "$file: partition failed"
   grep -q "^mesh: 3D, $nodes nodes, $cells elements, $((groups + 1)) groups" report ||
@@ -19,13 +19,14 @@ while read -r file nodes cells tets hexes prisms faces groups boundary lines poi
   fi
   # Cell types as the local file lists them: the #ELEMENT lines' first number is the Gmsh type.
   got=$(awk '/^#/ { s = ($0 == "#ELEMENT") ; c = 0; next } s && ++c > 1 { t[$1]++ }
-             END { printf "%d %d %d", t[4], t[5], t[6] }' p/local.0)
-  [ "$got" = "$tets $hexes $prisms" ] || fail "$file: tets hexes prisms $got, expected $tets $hexes $prisms"
+             END { printf "%d %d %d %d", t[4], t[5], t[6], t[7] }' p/local.0)
+  [ "$got" = "$tets $hexes $prisms $pyramids" ] ||
+    fail "$file: tets hexes prisms pyramids $got, expected $tets $hexes $prisms $pyramids"
   "$PARTITION" --check p > /dev/null || fail "$file: --check"
   rm -rf p
   n=$((n + 1))
 done < "$dir/COUNTS"
-[ $n -ge 8 ] || fail "only $n fixtures checked"
+[ $n -ge 12 ] || fail "only $n fixtures checked"
 echo "$n fixtures checked"
 
 # A negative physical tag in MSH 4.1 $Entities (Gmsh writes -80 for a surface in group 80 with its

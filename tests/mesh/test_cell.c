@@ -73,6 +73,8 @@ static double exact_monomial(const pm_cell_t *c, int a, int b, int e) {
       return fact(a) * fact(b) * fact(e) / fact(a + b + e + 3);
     case PM_CELL_PRISM:
       return fact(a) * fact(b) / fact(a + b + 2) * box1[2];
+    case PM_CELL_PYRAMID: /* the square |x|, |y| <= 1 - z at height z */
+      return box1[0] * box1[1] * fact(e) * fact(a + b + 2) / fact(a + b + e + 3);
     default:
       return 1;
   }
@@ -156,14 +158,15 @@ static void check_basis(const pm_cell_t *c) {
   }
 }
 
-/* Degree 2 (and 2 per direction on boxes and the prism's axis) is integrated exactly. */
+/* Degree 2 (and 2 per direction on boxes and the prism's axis, degree 3 on the pyramid) is
+ * integrated exactly. */
 static void check_quadrature(const pm_cell_t *c) {
-  int box = c->type == PM_CELL_QUAD || c->type == PM_CELL_HEX;
-  for (int a = 0; a <= (c->dim >= 1 ? 2 : 0); a++)
-    for (int b = 0; b <= (c->dim >= 2 ? 2 : 0); b++)
-      for (int e = 0; e <= (c->dim == 3 ? 2 : 0); e++) {
+  int box = c->type == PM_CELL_QUAD || c->type == PM_CELL_HEX, top = c->type == PM_CELL_PYRAMID ? 3 : 2;
+  for (int a = 0; a <= (c->dim >= 1 ? top : 0); a++)
+    for (int b = 0; b <= (c->dim >= 2 ? top : 0); b++)
+      for (int e = 0; e <= (c->dim == 3 ? top : 0); e++) {
         int simplex_deg = c->type == PM_CELL_PRISM ? a + b : a + b + e;
-        if (!box && simplex_deg > 2) continue;
+        if (!box && simplex_deg > top) continue;
         double q = 0;
         for (int k = 0; k < c->n_qp; k++)
           q += c->qw[k] * pow(c->qp[k][0], a) * pow(c->qp[k][1], b) * pow(c->qp[k][2], e);
@@ -172,16 +175,20 @@ static void check_quadrature(const pm_cell_t *c) {
       }
 }
 
-static double child_measure(const pm_cell_t *c, const int8_t *ch) {
+/* Child k's measure, by its own type's facets. */
+static double child_measure(const pm_cell_t *c, int k, const int8_t *ch) {
+  const pm_cell_t *t = pm_cell_get(pm_cell_child_type(c, k));
   double x[PM_CELL_MAX_VERTS][3];
-  for (int i = 0; i < c->n_verts; i++) pm_cell_refined_point(c, ch[i], x[i]);
-  return measure(c, x);
+  for (int i = 0; i < t->n_verts; i++) pm_cell_refined_point(c, ch[i], x[i]);
+  return measure(t, x);
 }
 
 static void check_refinement(const pm_cell_t *c) {
   if (c->dim == 0) return;
   EXPECT(c->n_fixed + (c->n_variants ? 4 : 0) == c->n_children, "%s: children", c->name);
-  EXPECT(c->n_children == 1 << c->dim, "%s: %d children", c->name, c->n_children);
+  int pyramid = c->type == PM_CELL_PYRAMID;
+  EXPECT(c->n_children == (pyramid ? 10 : 1 << c->dim), "%s: %d children", c->name, c->n_children);
+  EXPECT(c->n_tet_children == (pyramid ? 4 : 0), "%s: %d tetrahedra children", c->name, c->n_tet_children);
   /* Refinement points are distinct. */
   for (int i = 0; i < c->n_refined; i++)
     for (int j = 0; j < i; j++) {
@@ -196,11 +203,13 @@ static void check_refinement(const pm_cell_t *c) {
     double total = 0;
     for (int k = 0; k < c->n_children; k++) {
       const int8_t *ch = k < c->n_fixed ? c->child[k] : c->variant_child[v][k - c->n_fixed];
-      for (int i = 0; i < c->n_verts; i++) EXPECT(ch[i] >= 0 && ch[i] < c->n_refined, "%s: child %d", c->name, k);
-      double m = child_measure(c, ch);
-      /* A tetrahedron's children have 1/8 of its volume; others too (uniform split). */
-      EXPECT(fabs(m - c->measure / c->n_children) < 1e-14, "%s: child %d (variant %d) has measure %g", c->name, k, v,
-             m);
+      int nvc = pm_cell_get(pm_cell_child_type(c, k))->n_verts;
+      for (int i = 0; i < nvc; i++) EXPECT(ch[i] >= 0 && ch[i] < c->n_refined, "%s: child %d", c->name, k);
+      double m = child_measure(c, k, ch);
+      /* A tetrahedron's children have 1/8 of its volume; others too (uniform split), but a
+       * pyramid's tetrahedra 1/16. */
+      double want = c->measure / (pyramid ? 8 : c->n_children) / (pyramid && k >= 6 ? 2 : 1);
+      EXPECT(fabs(m - want) < 1e-14, "%s: child %d (variant %d) has measure %g", c->name, k, v, m);
       total += m;
       if (k >= c->n_fixed) { /* an inner child has the variant's diagonal as an edge */
         int has = 0;
@@ -212,9 +221,9 @@ static void check_refinement(const pm_cell_t *c) {
   }
 }
 
-/* The codes Gmsh, VTK and XDMF document, and VTK's orientation rules: a tetrahedron's and a
- * hexahedron's first face has its right-hand normal towards the opposite vertex or face, a
- * wedge's first triangle away from the second. */
+/* The codes Gmsh, VTK and XDMF document, and VTK's orientation rules: a tetrahedron's, a
+ * hexahedron's and a pyramid's first face has its right-hand normal towards the opposite vertex
+ * or face, a wedge's first triangle away from the second. */
 static void check_files(void) {
   static const struct {
     pm_cell_type_t t;
@@ -223,18 +232,18 @@ static void check_files(void) {
   } codes[] = {{PM_CELL_POINT, 15, 1, 1, "Polyvertex"}, {PM_CELL_LINE, 1, 3, 2, "Polyline"},
                {PM_CELL_TRI, 2, 5, 4, "Triangle"},      {PM_CELL_QUAD, 3, 9, 5, "Quadrilateral"},
                {PM_CELL_TET, 4, 10, 6, "Tetrahedron"},  {PM_CELL_HEX, 5, 12, 9, "Hexahedron"},
-               {PM_CELL_PRISM, 6, 13, 8, "Wedge"}};
+               {PM_CELL_PRISM, 6, 13, 8, "Wedge"},      {PM_CELL_PYRAMID, 7, 14, 7, "Pyramid"}};
   for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
     const pm_cell_t *c = pm_cell_get(codes[i].t);
     EXPECT(c->gmsh_type == codes[i].gmsh && c->vtk_type == codes[i].vtk && c->xdmf_type == codes[i].xdmf &&
                strcmp(c->xdmf_name, codes[i].name) == 0,
            "%s: file codes", c->name);
   }
-  EXPECT(pm_cell_from_gmsh(7) == -1, "pyramids are not read");
+  EXPECT(pm_cell_from_gmsh(14) == -1, "second-order pyramids are not read");
   EXPECT(pm_cell_from_gmsh(11) == -1, "second-order tetrahedra are not read");
   EXPECT(pm_cell_get(PM_CELL_NTYPES) == NULL, "out of range");
-  const pm_cell_type_t vol[] = {PM_CELL_TET, PM_CELL_HEX, PM_CELL_PRISM};
-  for (int k = 0; k < 3; k++) {
+  const pm_cell_type_t vol[] = {PM_CELL_TET, PM_CELL_HEX, PM_CELL_PRISM, PM_CELL_PYRAMID};
+  for (int k = 0; k < 4; k++) {
     const pm_cell_t *c = pm_cell_get(vol[k]);
     double x[PM_CELL_MAX_VERTS][3], a[3], b[3], n[3], g0[3] = {0, 0, 0}, g1[3] = {0, 0, 0}, d[3];
     int seen[PM_CELL_MAX_VERTS] = {0};
@@ -242,7 +251,7 @@ static void check_files(void) {
       EXPECT(c->to_vtk[i] >= 0 && c->to_vtk[i] < c->n_verts && !seen[c->to_vtk[i]]++, "%s: to_vtk", c->name);
       memcpy(x[i], c->vert[c->to_vtk[i]], sizeof x[i]);
     }
-    int base = c->type == PM_CELL_HEX ? 4 : 3; /* the first face's vertices in VTK's order */
+    int base = c->type == PM_CELL_HEX || c->type == PM_CELL_PYRAMID ? 4 : 3; /* the first face's vertices */
     sub(x[1], x[0], a);
     sub(x[base - 1], x[0], b);
     cross(a, b, n);

@@ -3,7 +3,8 @@
  * 2 sqrt((1 + h^2/4)(1 + h^2)) / h, flat cells infinite; triangles 2 (equilateral), 1 + sqrt 2
  * (right isosceles), 5/2 (3-4-5); the square, any rectangle, the cube and any box 1, a
  * parallelogram 1 / sin(angle), a cube sheared by x += s z sqrt(1 + s^2), the right equilateral
- * prism 1 and the right-isosceles one sqrt(3/2).  Each value must not change under a rigid
+ * prism 1 and the right-isosceles one sqrt(3/2), pyramids on a unit square 1 (equal edges),
+ * 1.5^1.5 / sqrt 2 (height 1) and sqrt(3/2) (height 1/2).  Each value must not change under a rigid
  * motion, a scaling or a mirror image, and the statistics must count, average and keep the
  * worst. */
 #include <math.h>
@@ -120,6 +121,17 @@ static void check_hexes_prisms(void) {
   measure(PM_CELL_PRISM, eq, 1, "right equilateral prism");
   double ri[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 3}, {1, 0, 3}, {0, 1, 3}};
   measure(PM_CELL_PRISM, ri, sqrt(1.5), "right isosceles prism"); /* sin 60 / sin 45 */
+
+  /* Pyramids on the unit square, apex (1/2, 1/2, a): a base corner's scaled Jacobian is
+   * a / sqrt(1/2 + a^2), the apex's a / (1/2 + a^2)^(3/2); over 1/sqrt 2. */
+  double py[5][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5, 0.5, sqrt(0.5)}};
+  measure(PM_CELL_PYRAMID, py, 1, "pyramid with equal edges");
+  py[4][2] = 1;
+  measure(PM_CELL_PYRAMID, py, pow(1.5, 1.5) / sqrt(2.0), "pyramid of height 1 (its apex the worst)");
+  py[4][2] = 0.5;
+  measure(PM_CELL_PYRAMID, py, sqrt(1.5), "pyramid of height 1/2 (its base corners the worst)");
+  py[4][2] = 0;
+  measure(PM_CELL_PYRAMID, py, INFINITY, "flat pyramid");
 }
 
 static void check_stats(void) {

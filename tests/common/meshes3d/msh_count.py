@@ -8,12 +8,13 @@ usage: msh_count.py FILE.msh ...   (prints one COUNTS line per file)"""
 import sys
 from collections import Counter
 
-NV = {1: 2, 2: 3, 3: 4, 4: 4, 5: 8, 6: 6, 15: 1}
-DIM = {15: 0, 1: 1, 2: 2, 3: 2, 4: 3, 5: 3, 6: 3}
+NV = {1: 2, 2: 3, 3: 4, 4: 4, 5: 8, 6: 6, 7: 5, 15: 1}
+DIM = {15: 0, 1: 1, 2: 2, 3: 2, 4: 3, 5: 3, 6: 3, 7: 3}
 # Faces of each volume type as local vertex lists (Gmsh's numbering).
 FACES = {4: [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)],
          5: [(0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)],
-         6: [(0, 1, 2), (3, 4, 5), (0, 1, 4, 3), (1, 2, 5, 4), (2, 0, 3, 5)]}
+         6: [(0, 1, 2), (3, 4, 5), (0, 1, 4, 3), (1, 2, 5, 4), (2, 0, 3, 5)],
+         7: [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4), (0, 1, 2, 3)]}
 
 
 def read(path):
@@ -83,10 +84,10 @@ def count(path):
     boundary = sum(1 for v in fc.values() if v == 1)
     types = Counter(e[1] for e in cells)
     return (len(nodes), len(cells), types.get(4, 0), types.get(5, 0), types.get(6, 0), len(faces),
-            len(groups), boundary, ignored.get(1, 0), ignored.get(0, 0))
+            len(groups), boundary, ignored.get(1, 0), ignored.get(0, 0), types.get(7, 0))
 
 
 if __name__ == "__main__":
-    print("# file nodes cells tets hexes prisms faces groups boundary lines points")
+    print("# file nodes cells tets hexes prisms faces groups boundary lines points pyramids")
     for p in sys.argv[1:]:
         print(p.split("/")[-1], *count(p))

@@ -82,7 +82,7 @@ files = {
     "coord_inf.txt": sub(good, "#COORD", 2, "inf 0 0"),
     "coord_word.txt": sub(good, "#COORD", 2, "1 zero 0"),
     "element_count_huge.txt": sub(good, "#ELEMENT", 1, "2147483648"),
-    "element_type.txt": sub(good, "#ELEMENT", 2, "7 1 0 1 1 2 4 3"),  # a pyramid: not read
+    "element_type.txt": sub(good, "#ELEMENT", 2, "9 1 0 1 1 2 4 3"),  # a second-order triangle: not read
     "element_type_99.txt": sub(good, "#ELEMENT", 2, "99 1 0 1 1 2 4 3"),
     "element_node_range.txt": sub(good, "#ELEMENT", 3, "3 2 1 1 2 7 10 4"),
     "element_node_zero.txt": sub(good, "#ELEMENT", 3, "3 2 1 1 0 7 8 4"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_box.py FILE NX NY NZ LX LY LZ hex|tet|prism: check a box written by `meshgen box`.
+"""check_box.py FILE NX NY NZ LX LY LZ hex|tet|prism|pyramid: check a box written by `meshgen box`.
 
 Reads the MSH 4.1 ASCII file with its own small parser (not pmesh's) and checks, against the
 box's definition: the node tags and coordinates, the cell count and type, every cell's volume
@@ -16,14 +16,16 @@ FACES = {
     4: [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)],
     5: [(0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)],
     6: [(0, 1, 2), (3, 4, 5), (0, 1, 4, 3), (1, 2, 5, 4), (2, 0, 3, 5)],
+    7: [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4), (0, 1, 2, 3)],
 }
 # The same cells as tetrahedra (each positive when the cell is), for the volumes.
 TETS = {
     4: [(0, 1, 2, 3)],
     5: [(0, 1, 3, 4), (1, 2, 3, 6), (1, 3, 4, 6), (3, 4, 6, 7), (1, 4, 5, 6)],
     6: [(0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5)],
+    7: [(0, 1, 3, 4), (1, 2, 3, 4)],
 }
-NODES_OF = {2: 3, 3: 4, 4: 4, 5: 8, 6: 6}
+NODES_OF = {2: 3, 3: 4, 4: 4, 5: 8, 6: 6, 7: 5}
 
 
 def fail(msg):
@@ -82,15 +84,17 @@ def main():
     path, nx, ny, nz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     L = [float(x) for x in sys.argv[5:8]]
     kind = sys.argv[8]
-    ctype, per = {"hex": (5, 1), "tet": (4, 6), "prism": (6, 2)}[kind]
+    ctype, per = {"hex": (5, 1), "tet": (4, 6), "prism": (6, 2), "pyramid": (7, 6)}[kind]
     names, nodes, blocks, phys = read(path)
 
     want = {(2, 1): "xmin", (2, 2): "xmax", (2, 3): "ymin", (2, 4): "ymax", (2, 5): "zmin", (2, 6): "zmax",
             (2, 7): "boundary", (3, 8): "domain"}
     if names != want:
         fail("physical names %s" % names)
-    if len(nodes) != nx * ny * nz:
-        fail("%d nodes, expected %d" % (len(nodes), nx * ny * nz))
+    ncell = (nx - 1) * (ny - 1) * (nz - 1)
+    centres = ncell if kind == "pyramid" else 0  # the pyramids' apexes, after the grid's nodes
+    if len(nodes) != nx * ny * nz + centres:
+        fail("%d nodes, expected %d" % (len(nodes), nx * ny * nz + centres))
     n3 = (nx, ny, nz)
     for k in range(nz):
         for j in range(ny):
@@ -99,6 +103,12 @@ def main():
                 x = np.array([i * L[0] / (nx - 1), j * L[1] / (ny - 1), k * L[2] / (nz - 1)])
                 if t not in nodes or np.abs(nodes[t] - x).max() > 1e-12 * max(L):
                     fail("node %d is not at %s" % (t, x))
+    for c in range(centres):
+        i, j, k = c % (nx - 1), c // (nx - 1) % (ny - 1), c // ((nx - 1) * (ny - 1))
+        x = np.array([(i + 0.5) * L[0] / (nx - 1), (j + 0.5) * L[1] / (ny - 1), (k + 0.5) * L[2] / (nz - 1)])
+        t = nx * ny * nz + 1 + c
+        if t not in nodes or np.abs(nodes[t] - x).max() > 1e-12 * max(L):
+            fail("centre node %d is not at %s" % (t, x))
 
     cells = [b for b in blocks if b[0] == 3]
     if len(cells) != 1 or cells[0][2] != ctype or phys[(3, cells[0][1])] != [8]:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check_box.sh NX NY NZ [LX LY LZ] [--tet|--prism]: run `meshgen box` and check its output with
+# check_box.sh NX NY NZ [LX LY LZ] [--tet|--prism|--pyramid]: run `meshgen box` and check its output with
 # the independent reader check_box.py (node positions, positive cells tiling the box, matching
 # faces, outward boundary faces on their sides, the physical groups); where gmsh is installed,
 # Gmsh also reads the file without complaint.
@@ -14,7 +14,7 @@ nx=$1 ny=$2 nz=$3
 shift 3
 lx=$((nx - 1)) ly=$((ny - 1)) lz=$((nz - 1)) kind=hex
 case "${1:-}" in [0-9]*) lx=$1 ly=$2 lz=$3; shift 3;; esac
-case "${1:-}" in --tet) kind=tet;; --prism) kind=prism;; esac
+case "${1:-}" in --tet) kind=tet;; --prism) kind=prism;; --pyramid) kind=pyramid;; esac
 out="box_${nx}_${ny}_${nz}_$kind.msh"
 rm -f "$out"
 "$MESHGEN" box "$nx" "$ny" "$nz" "$lx" "$ly" "$lz" "$@" -o "$out" || fail "meshgen box exited $?"
