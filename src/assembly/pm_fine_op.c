@@ -719,7 +719,8 @@ int pm_fine_node_weights(const pm_local_t *coarse, const pm_local_t *fine, const
   PM_CHECK(pt && pt->n_elems == coarse->n_elems, PM_ERR_ARG, "pm_fine_node_weights: no refinement points of the mesh");
   for (int32_t e = 0; e < coarse->n_elems; e++) {
     const pm_cell_t *t = pm_cell_gmsh(coarse->elem_type[e]);
-    PM_CHECK(t && t->dim == 3 && (t->n_fixed == t->n_children || coarse->elem_type[e] == TET), PM_ERR_UNSUPPORTED,
+    int code = coarse->elem_type[e];
+    PM_CHECK(t && (code == TET || code == PM_FINE_HEX || code == PM_FINE_PRISM), PM_ERR_UNSUPPORTED,
              "pm_fine_node_weights: element %lld is no tetrahedron, hexahedron or prism",
              (long long)coarse->elem_gid[e]);
   }

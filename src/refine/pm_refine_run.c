@@ -32,10 +32,21 @@ static int local_dim(const pm_local_t *c) {
 void pm_refine_estimate(const pm_local_t *c, int levels, pm_refine_estimate_t *est) {
   /* Elements and nodes both grow by the children per element, 2^dim (2D: V + E + F ~ 4V; 3D
    * tetrahedra V + E ~ 8V, hexahedra V + E + F + C ~ 8V), a little less near the halo, so these
-   * are upper estimates. */
-  int dim = local_dim(c);
-  double m = (double)(1 << dim), f = pow(m, levels > 0 ? levels : 0);
-  double E = c->n_elems * f, EN = (c->n_elems ? (double)c->elem_ptr[c->n_elems] : 0.0) * f;
+   * are upper estimates; a pyramid's elements grow faster. */
+  int dim = local_dim(c), k = levels > 0 ? levels : 0;
+  double m = (double)(1 << dim), f = pow(m, k), E = 0, EN = 0;
+  /* A pyramid's descendants: 6 pyramids and 4 tetrahedra a level (1.58 times 8^3 cells at 3). */
+  double pyr = 1, tet = 0;
+  for (int l = 0; l < k; l++) {
+    tet = 8 * tet + 4 * pyr;
+    pyr *= 6;
+  }
+  for (int32_t e = 0; e < c->n_elems; e++) {
+    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
+    int pyramid = t && t->type == PM_CELL_PYRAMID, nv = c->elem_ptr[e + 1] - c->elem_ptr[e];
+    E += pyramid ? pyr + tet : f;
+    EN += pyramid ? 5 * pyr + 4 * tet : nv * f;
+  }
   double V = (double)(c->n_total + c->n_aux) * f;
   /* A level: per element type, tag, index, owner, offset and group entry (29 bytes) and 4 per
    * node entry; per node tag, index, coordinates, tables and group entries (~56 bytes).  The

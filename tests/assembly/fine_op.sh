@@ -10,7 +10,7 @@
 #      group, mg, K = 1: the same iterations within 1 and the same solution;
 #  (e) the same as (a) on meshgen boxes of hexahedra and of prisms (their children's matrices
 #      kept, pm_fine_cells.h), np 2, mg: iterations, solutions, error norms and the rate;
-#  (c) refusals naming the option and the reason: quadrangles (a 2D mesh), a conductivity in x,
+#  (c) refusals naming the option and the reason: quadrangles (a 2D mesh), pyramids, a conductivity in x,
 #      a transient run, --precond amg, no --refine, Neumann conditions, --initial.
 . "$PMESH_TESTS/common/work.sh"
 json() { sed -n "s/.*\"$1\": \([^,]*\),.*/\1/p" "$2"; }
@@ -112,6 +112,8 @@ refuse() { # what expected-text np part options...
   echo "(c) $what: refused: $(grep -m1 -- "--fine-operator" r.out)"
 }
 refuse quadrangles "only tetrahedra, hexahedra and prisms" 2 pquad --refine 1 --precond mg --fine-operator matrix-free
+"$PARTITION" "$PMESH_TESTS/common/meshes3d/pyramid_41.msh" 2 -o ppyr --quiet || fail "partition pyramid_41"
+refuse pyramids "is a pyramid: only tetrahedra" 2 ppyr --refine 1 --precond mg --fine-operator matrix-free
 refuse "conductivity in x" "depends on x" 2 p2 --refine 1 --conductivity "1+x" --fine-operator matrix-free
 refuse transient "steady" 2 p2 --refine 1 --dt 0.1 --steps 2 --fine-operator matrix-free
 refuse amg "precond amg" 2 p2 --refine 1 --precond amg --fine-operator matrix-free

@@ -4,7 +4,8 @@
 # 3D, for a box of tetrahedra, one of hexahedra, one of prisms, the mixed fixture
 # meshes/hex_prism_tet.msh (a hexahedron, a prism and a tetrahedron sharing faces) and Gmsh's
 # mixed mesh tests/common/meshes3d/mixed_41.msh: the VTK cell
-# types ParaView made (vtkTetra 10, vtkHexahedron 12, vtkWedge 13), their counts, every cell's
+# types ParaView made (vtkTetra 10, vtkHexahedron 12, vtkWedge 13, vtkPyramid 14; a box of
+# pyramids and Gmsh's pyramid fixture too), their counts, every cell's
 # volume positive by the Cell Size filter and their sum the domain's volume (a prism written in
 # Gmsh's vertex order comes out inverted: negative volumes), u at ParaView's points, a 3D series
 # and a 3D partition view.  The ParaView version that ran is printed.
@@ -23,7 +24,7 @@ run 2 "$T" series p s
 "$PARTITION" "$PMESH_MESHES/bar.msh" 3 --method rcb -o pb --quiet
 run 3 "$T" write pb bar > /dev/null
 # 3D: boxes of each cell type (3 x 2 x 2 cells), the mixed fixture; a series and a view in 3D.
-for k in hex tet prism; do
+for k in hex tet prism pyramid; do
   o=; [ $k = hex ] || o=--$k
   "$MESHGEN" box 4 3 3 $o -o box_$k.msh > /dev/null
   "$PARTITION" box_$k.msh 2 -o p3_$k --quiet --view v3_$k.h5
@@ -34,6 +35,8 @@ run 2 "$T" series p3_prism s3_prism
 run 2 "$T" write p3_mixed r3_mixed > /dev/null
 "$PARTITION" "$PMESH_TESTS/common/meshes3d/mixed_41.msh" 2 -o p3_gmsh --quiet
 run 2 "$T" write p3_gmsh r3_gmsh > /dev/null
+"$PARTITION" "$PMESH_TESTS/common/meshes3d/pyramid_41b.msh" 2 -o p3_pyr --quiet
+run 2 "$T" write p3_pyr r3_pyr > /dev/null
 # The control: the prisms back in Gmsh's vertex order (VTK's 0, 2, 1, 3, 5, 4 is an involution),
 # which ParaView must show inverted -- so the volume check can fail, and the permutation matters.
 cp r3_prism.h5 gmsh_order.h5
@@ -157,14 +160,17 @@ def check_3d(f, npts, cells, volume, ranks=True):
     print("%s: %d points, cells by VTK type %s, Cell Size volumes in [%.6g, %.6g] summing to %.15g" %
           (f, npts, types, min(vs), max(vs), sum(vs)))
 
-VTK_TETRA, VTK_HEXAHEDRON, VTK_WEDGE = 10, 12, 13
-box_cells = {"hex": {VTK_HEXAHEDRON: 12}, "tet": {VTK_TETRA: 72}, "prism": {VTK_WEDGE: 24}}
+VTK_TETRA, VTK_HEXAHEDRON, VTK_WEDGE, VTK_PYRAMID = 10, 12, 13, 14
+box_cells = {"hex": {VTK_HEXAHEDRON: 12}, "tet": {VTK_TETRA: 72}, "prism": {VTK_WEDGE: 24}, "pyramid": {VTK_PYRAMID: 72}}
 for k, cells in box_cells.items():
-    check_3d("r3_%s.xmf" % k, 36, cells, 12.0)
-    check_3d("v3_%s.xmf" % k, 36, cells, 12.0, ranks=False)
+    npts = 36 + 12 * (k == "pyramid")  # the pyramids' apexes at the cubes' centres
+    check_3d("r3_%s.xmf" % k, npts, cells, 12.0)
+    check_3d("v3_%s.xmf" % k, npts, cells, 12.0, ranks=False)
 check_3d("r3_mixed.xmf", 11, {VTK_TETRA: 1, VTK_HEXAHEDRON: 1, VTK_WEDGE: 1}, 1.0 + 0.5 + 1.0 / 6.0)
 # Gmsh's mixed mesh (tests/common/meshes3d/mixed.geo): three blocks of volume 0.5.
 check_3d("r3_gmsh.xmf", 410, {VTK_TETRA: 406, VTK_HEXAHEDRON: 75, VTK_WEDGE: 204}, 1.5)
+# Gmsh's pyramid mesh (meshes3d/pyramid.geo, binary MSH 4.1): the unit cube.
+check_3d("r3_pyr.xmf", 186, {VTK_TETRA: 396, VTK_HEXAHEDRON: 32, VTK_PYRAMID: 16}, 1.0)
 check_3d("v3_mixed.xmf", 11, {VTK_TETRA: 1, VTK_HEXAHEDRON: 1, VTK_WEDGE: 1}, 1.0 + 0.5 + 1.0 / 6.0, ranks=False)
 r, _ = load("s3_prism.xmf")
 steps = list(r.TimestepValues)

@@ -1,14 +1,16 @@
 # refine/solve3d.sh CASE: solve --refine K on 3D meshes, checked against expectations from
 # outside the code:
 #   invariance  the result of --refine 1 (mesh datasets byte for byte, u to 1e-10) of the mixed
-#               fixture (tetrahedra, hexahedra, prisms) and of --refine 2 of a box of
-#               tetrahedra is the same file for np = 1, 2, 3, 8 (the box: 1, 4), with the independently counted
+#               fixture (tetrahedra, hexahedra, prisms), of the pyramid fixture (np 1, 3) and of
+#               --refine 2 of a box of tetrahedra is the same file for np = 1, 2, 3, 8 (the box:
+#               1, 4), with the independently counted
 #               refined mesh (counts.awk) and the refined partition's mesh fingerprint; with
 #               --reproducible the files are the same bytes; a refined transient run restarts at
 #               another np as the uninterrupted run
 #   mms         u = sin(pi x) sin(pi y) sin(pi z) on [0,1]^3, boxes of 4^3 cells of tetrahedra,
-#               hexahedra and prisms refined K = 0..3: the nodal max error falls by 4 per level
-#               (ratio 3.5..4.6; amg at K = 0, mg at K = 1..3); mg and amg give the same
+#               hexahedra, prisms and pyramids refined K = 0..3: the nodal max error falls by 4
+#               per level (ratio 3.5..4.6; amg at K = 0, mg at K = 1..3; pyramids: the L2 error
+#               by 3.5..5.5, the max error by at least 2.2 and more each level); mg and amg give the same
 #               solution (1e-8) and max error at K = 1, 2; MG's iterations to 1e-8 are at most 15
 #               and grow by at most 3 from K=1 to K=3 (a broken transfer takes many more)
 #   quality     a sheared box of tetrahedra refined twice: every tetrahedron's inner diagonal
@@ -24,7 +26,7 @@ M3="$PMESH_TESTS/common/meshes3d"
 case $1 in
 invariance)
   "$MESHGEN" box 4 4 4 --tet -o tet.msh > /dev/null
-  for spec in "$M3/mixed_41.msh:1:1 2 3 8" "$PWD/tet.msh:2:1 4"; do
+  for spec in "$M3/mixed_41.msh:1:1 2 3 8" "$PWD/tet.msh:2:1 4" "$M3/pyramid_41.msh:1:1 3"; do
     IFS=: read -r mesh K nps << EOF
 $spec
 EOF
@@ -78,13 +80,14 @@ EOF
   ;;
 mms)
   u='sin(pi*x)*sin(pi*y)*sin(pi*z)'
-  for type in hex --tet --prism; do
+  for type in hex --tet --prism --pyramid; do
     t=${type#--}
     opt=$type
     [ $t = hex ] && opt=
     "$MESHGEN" box 5 5 5 1 1 1 $opt -o $t.msh > /dev/null
     "$PARTITION" $t.msh 2 -o p.$t --quiet
     : > e.$t
+    : > l.$t
     : > n.$t
     for K in 0 1 2 3; do
       for pc in amg mg; do
@@ -97,6 +100,7 @@ mms)
       pc=mg
       [ $K = 0 ] && pc=amg
       sed -n 's/^error against .*: max \([^,]*\),.*/\1/p' o.$t.$pc.$K >> e.$t
+      sed -n 's/^error against .*, L2 \(.*\)$/\1/p' o.$t.$pc.$K >> l.$t
       if [ $K = 1 ] || [ $K = 2 ]; then
         sed -n 's/^error against .*: max \([^,]*\),.*/\1/p' o.$t.amg.$K > ea
         awk -v a="$(sed -n "$((K + 1))p" e.$t)" '{ exit !($1 <= 1.01 * a && $1 >= 0.99 * a) }' ea ||
@@ -109,10 +113,21 @@ mms)
         echo $its >> n.$t
       fi
     done
-    awk -v t=$t '{ e[NR] = $1 } END { if (NR != 4) { print t ": " NR " errors"; exit 1 }
-      for (i = 2; i <= NR; i++) { r = e[i - 1] / e[i]; printf "%s: max error %.3e -> %.3e, ratio %.2f\n", t, e[i - 1], e[i], r
-        if (r < 3.5 || r > 4.6) bad = 1 }
-      exit bad }' e.$t || fail "$t: the nodal max error does not fall by 4 per level"
+    if [ $t = pyramid ]; then
+      # The refined pyramids (6 pyramids and 4 tetrahedra each) approach the asymptotic rate more
+      # slowly: the L2 error falls by 4.6-4.8 per level, the nodal max error by 2.4, 3.1, 3.3
+      # (3.6 from K = 3 to 4).
+      paste l.$t e.$t | awk '{ l[NR] = $1; e[NR] = $2 } END { if (NR != 4) { print "pyramid: " NR " errors"; exit 1 }
+        for (i = 2; i <= NR; i++) { r = l[i - 1] / l[i]; q = e[i - 1] / e[i]
+          printf "pyramid: L2 error %.3e -> %.3e, ratio %.2f; max error ratio %.2f\n", l[i - 1], l[i], r, q
+          if (r < 3.5 || r > 5.5 || q < 2.2 || q < p) bad = 1; p = q }
+        exit bad }' || fail "pyramid: the L2 error does not fall by 4 per level, or the max error's ratio not towards 4"
+    else
+      awk -v t=$t '{ e[NR] = $1 } END { if (NR != 4) { print t ": " NR " errors"; exit 1 }
+        for (i = 2; i <= NR; i++) { r = e[i - 1] / e[i]; printf "%s: max error %.3e -> %.3e, ratio %.2f\n", t, e[i - 1], e[i], r
+          if (r < 3.5 || r > 4.6) bad = 1 }
+        exit bad }' e.$t || fail "$t: the nodal max error does not fall by 4 per level"
+    fi
     its=$(tr '\n' ' ' < n.$t)
     echo "$t: mg iterations to 1e-8 for K = 1 2 3: $its"
     echo "$its" | awk '{ mx = 0; for (i = 1; i <= NF; i++) mx = $i > mx ? $i : mx

@@ -1,12 +1,14 @@
 /* test_refine3d MESH...: the refinement templates of the cell-type table and refined 3D local
  * meshes, checked against geometry computed here (not by the refinement):
- *   - every child of every template (the tetrahedron's three inner-diagonal variants included),
+ *   - every child of every template (the tetrahedron's three inner-diagonal variants included, a
+ *     pyramid's tetrahedra as tetrahedra),
  *     placed at its refinement points in the parent's reference cell, is positively oriented
  *     (the Jacobian determinant at each of its corners > 0, Gmsh's convention) and the children
  *     fill the parent (their measures sum to the reference cell's);
  *   - each MESH (absolute path), partitioned into np parts in process and refined twice with
  *     pm_refine_local: every fine element is positively oriented at its corners, the owned
- *     elements' total volume is the coarse mesh's, global element counts are 8^K times, and
+ *     elements' total volume is the coarse mesh's, global element counts are 8 times (10 for a
+ *     pyramid: 6 pyramids and 4 tetrahedra), and
  *     every fine node sits at the mean of its coarse parents (1 vertex, 2 edge ends, 4 face
  *     vertices, 8 hexahedron vertices);
  *   - groups after one level, against counts from the global mesh's groups: a face group has 4
@@ -58,9 +60,10 @@ static void check_templates(void) {
       double total = 0;
       for (int ch = 0; ch < t->n_children; ch++) {
         const int8_t *ref = ch < t->n_fixed ? t->child[ch] : t->variant_child[v][ch - t->n_fixed];
+        const pm_cell_t *k = pm_cell_get(pm_cell_child_type(t, ch)); /* a pyramid's last 4: tetrahedra */
         double x[PM_CELL_MAX_VERTS][3], m;
-        for (int j = 0; j < t->n_verts; j++) pm_cell_refined_point(t, ref[j], x[j]);
-        double mn = corner_min(t, (const double(*)[3])x, &m);
+        for (int j = 0; j < k->n_verts; j++) pm_cell_refined_point(t, ref[j], x[j]);
+        double mn = corner_min(k, (const double(*)[3])x, &m);
         EXPECT(mn > 1e-12, "%s variant %d child %d: corner Jacobian %g (not positively oriented)", t->name, v, ch, mn);
         total += m;
       }
@@ -93,6 +96,18 @@ static void volume(MPI_Comm comm, const pm_local_t *l, double *vol, int64_t *ne)
   }
   MPI_Allreduce(&v, vol, 1, MPI_DOUBLE, MPI_SUM, comm);
   MPI_Allreduce(&n, ne, 1, MPI_INT64_T, MPI_SUM, comm);
+}
+
+/* The children of the owned elements over all ranks: 8 a cell, 10 a pyramid (the table's
+ * pyramid is 6 pyramids and 4 tetrahedra, checked in check_templates). */
+static int64_t children(MPI_Comm comm, const pm_local_t *l) {
+  int me;
+  int64_t n = 0, all = 0;
+  MPI_Comm_rank(comm, &me);
+  for (int32_t e = 0; e < l->n_elems; e++)
+    if (l->elem_owner[e] == me) n += l->elem_type[e] == 7 ? 10 : 8;
+  MPI_Allreduce(&n, &all, 1, MPI_INT64_T, MPI_SUM, comm);
+  return all;
 }
 
 static int cmp_key(const void *x, const void *y) {
@@ -182,7 +197,7 @@ static void run(MPI_Comm comm, const char *path) {
     const pm_local_t *c = level[K - 1], *f = level[K];
     volume(comm, f, &vol[K], &ne[K]);
     EXPECT(fabs(vol[K] - vol[0]) <= 1e-11 * vol[0], "K %d: volume %.17g, coarse %.17g", K, vol[K], vol[0]);
-    EXPECT(ne[K] == 8 * ne[K - 1], "K %d: %lld elements, coarse %lld", K, (long long)ne[K], (long long)ne[K - 1]);
+    EXPECT(ne[K] == children(comm, c), "K %d: %lld elements, coarse %lld", K, (long long)ne[K], (long long)ne[K - 1]);
     for (int32_t i = 0; i < par->n; i++) {
       int np = par->ptr[i + 1] - par->ptr[i];
       const int32_t *p = par->node + par->ptr[i];
