@@ -42,8 +42,8 @@ static void usage(FILE *fp) {
           "       partition --check DIR [DIR...]\n"
           "\n"
           "Split a Gmsh mesh (MSH 2.2 or 4.1, ASCII or binary; lines, triangles, quadrangles,\n"
-          "tetrahedra, hexahedra and prisms) into NPARTS local meshes in the lecture's format\n"
-          "(#NEIBPEtot, #NEIBPE, #NODE, #IMPORT*, #EXPORT* + pmesh's sections).\n"
+          "tetrahedra, hexahedra, prisms and pyramids) into NPARTS local meshes in the lecture's\n"
+          "format (#NEIBPEtot, #NEIBPE, #NODE, #IMPORT*, #EXPORT* + pmesh's sections).\n"
           "\n"
           "options:\n"
           "  -o DIR              output directory (default: %s, where solve looks)\n"
@@ -227,7 +227,7 @@ static int stage_read(work_t *w, pm_order_t order, int order_auto) {
             "partition: warning: %s: %" PRId64 " node(s) used by no %s (e.g. tag %" PRId64 ") were dropped; %" PRId64
             " lower-dimension element(s) on them were dropped too\n",
             w->a->mesh_path, m->n_dropped_nodes,
-            m->dim == 3   ? "tetrahedron, hexahedron or prism"
+            m->dim == 3   ? "tetrahedron, hexahedron, prism or pyramid"
             : m->dim == 2 ? "triangle or quadrangle"
                           : "line",
             m->first_dropped_gid, m->n_dropped_entries);

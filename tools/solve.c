@@ -226,7 +226,8 @@ static int check_mesh(const params_t *p, const pm_partition_t *part, mesh_info_t
                "only (%s); use --scheme fem for this mesh",
                pm_scheme_name((pm_scheme_t)p->scheme), all[c], pm_cell_get((pm_cell_type_t)c)->name,
                grid == PM_CELL_HEX ? "box of hexahedra" : "grid of quadrangles",
-               grid == PM_CELL_HEX ? "meshgen box, without --tet or --prism" : "meshgen grid, without --tri");
+               grid == PM_CELL_HEX ? "meshgen box, without --tet, --prism or --pyramid"
+                                   : "meshgen grid, without --tri");
   for (int i = 0; i < p->n_dir && !msg[0]; i++)
     if (all[PM_CELL_NTYPES + i] == 0)
       snprintf(msg, sizeof msg,

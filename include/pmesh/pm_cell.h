@@ -56,7 +56,7 @@ enum {
   PM_CELL_MAX_FACET_VERTS = 4,
   PM_CELL_MAX_QP = 8,
   PM_CELL_MAX_CHILDREN = 10, /* a pyramid's: 6 pyramids and 4 tetrahedra */
-  PM_CELL_MAX_REFINED = 27, /* refinement points of a hexahedron: 8 + 12 + 6 + 1 */
+  PM_CELL_MAX_REFINED = 27,  /* refinement points of a hexahedron: 8 + 12 + 6 + 1 */
   PM_CELL_MAX_VARIANTS = 3
 };
 
@@ -84,7 +84,7 @@ typedef struct pm_cell {
   double qw[PM_CELL_MAX_QP];
 
   /* Uniform refinement (see the conventions above). */
-  int n_refined;  /* refinement points */
+  int n_refined;      /* refinement points */
   int n_children;     /* children of one refinement (8 in 3D, 10 for a pyramid, 4 in 2D, 2 in 1D) */
   int n_fixed;        /* children listed in child[]; the others come from a variant */
   int n_tet_children; /* the last children are tetrahedra (a pyramid's 4); the others have the

@@ -37,13 +37,13 @@ typedef enum pm_gen_kind { PM_GEN_LINE, PM_GEN_GRID, PM_GEN_BOX } pm_gen_kind_t;
  *  orientation and every boundary face points out of the box. */
 typedef struct pm_gen {
   pm_gen_kind_t kind;
-  int64_t ne;     /* line */
-  double dx;      /* line */
-  int64_t nx, ny; /* grid, box */
-  double lx, ly;  /* grid, box */
-  int tri;        /* grid */
-  int64_t nz;     /* box */
-  double lz;      /* box */
+  int64_t ne;              /* line */
+  double dx;               /* line */
+  int64_t nx, ny;          /* grid, box */
+  double lx, ly;           /* grid, box */
+  int tri;                 /* grid */
+  int64_t nz;              /* box */
+  double lz;               /* box */
   int tet, prism, pyramid; /* box: tetrahedra, prisms or pyramids instead of hexahedra */
 } pm_gen_t;
 

@@ -2,8 +2,8 @@
  *
  * Nodes are sorted by global id (the Gmsh node tag), so node index order is global-id order.
  * Elements are the top-dimension cells (lines in 1D; triangles and quadrangles in 2D;
- * tetrahedra, hexahedra and prisms in 3D); faces are the (dim-1)-dimensional entities that groups
- * refer to (triangles and quadrangles of physical surfaces in 3D, boundary lines in 2D, points in
+ * tetrahedra, hexahedra, prisms and pyramids in 3D); faces are the (dim-1)-dimensional entities
+ * that groups refer to (triangles and quadrangles of physical surfaces in 3D, boundary lines in 2D, points in
  * 1D).  In 3D, lines and points and their physical groups are ignored (counted in
  * n_ignored_lines/points): boundary conditions go on physical surfaces.
  * Nodes that no top-dimension element uses are dropped (they would be empty matrix rows). */

@@ -4,15 +4,16 @@
  * inverted cell", so that the worst cell of any type is the largest value:
  * - tetrahedron: the radius ratio R / r (circumradius over inradius), 3 for the regular one;
  * - triangle: the 2D radius ratio R / r, 2 for the equilateral one;
- * - quadrangle, hexahedron, prism and pyramid: 1 / (the smallest corner scaled Jacobian), where a corner's
- *   scaled Jacobian is the determinant of its edge vectors over the product of their lengths
- *   (for a quadrangle the signed area of the corner's two edges over their lengths), divided by
- *   the value of the ideal cell (1 for the square and the cube, sin 60 deg at a prism's corners,
- *   which meet an equilateral triangle and an orthogonal edge, 1/sqrt 2 at every corner of the
- *   pyramid with equal edges, whose apex is four corners: three of its edges in turn).  1 for
- *   the square, the cube, the right equilateral prism and that pyramid; sqrt(1 + s^2) for a cube sheared by x += s z.  It is chosen
- *   over the ratio of the largest to the smallest corner Jacobian because it is scale-free per
- *   corner and sees skew: a parallelepiped has equal Jacobians at every corner, however flat.
+ * - quadrangle, hexahedron, prism and pyramid: 1 / (the smallest corner scaled Jacobian), where a
+ *   corner's scaled Jacobian is the determinant of its edge vectors over the product of their
+ *   lengths (for a quadrangle the signed area of the corner's two edges over their lengths),
+ *   divided by the value of the ideal cell (1 for the square and the cube, sin 60 deg at a
+ *   prism's corners, which meet an equilateral triangle and an orthogonal edge, 1/sqrt 2 at
+ *   every corner of the pyramid with equal edges, whose apex is four corners: three of its edges
+ *   in turn).  1 for the square, the cube, the right equilateral prism and that pyramid;
+ *   sqrt(1 + s^2) for a cube sheared by x += s z.  It is chosen over the ratio of the largest to
+ *   the smallest corner Jacobian because it is scale-free per corner and sees skew: a
+ *   parallelepiped has equal Jacobians at every corner, however flat.
  * The measure does not depend on the cell's orientation: a cell whose corners all have negative
  * Jacobians is measured as its mirror image; one whose corners disagree is tangled (infinite).
  * Points and lines have no shape; pm_cell_quality returns 1 for them. */

@@ -26,9 +26,9 @@
  *   - child c of coarse element e gets index m*e + c and Gmsh-like tag (t-1)*m + c + 1 from the
  *     coarse tag t, with m = 2^dim (8, 4, 2).  In a mesh with pyramids (10 children) m is 10 for
  *     the tags, and the indices stay dense: child c gets index B + c, B the children of the
- *     elements of lower index (a prefix sum in element order).  A child of a face (a boundary triangle or
- *     quadrangle split in four, a line in two, a 1D end point kept as is) likewise, so tags stay
- *     unique over elements and faces (tag 0, a derived "boundary" face, stays 0).
+ *     elements of lower index (a prefix sum in element order).  A child of a face (a boundary
+ *     triangle or quadrangle split in four, a line in two, a 1D end point kept as is) likewise,
+ *     so tags stay unique over elements and faces (tag 0, a derived "boundary" face, stays 0).
  * Owners:
  *   - a coarse vertex keeps its owner;
  *   - an edge midpoint goes to the owner of the edge's end with the smaller global id (in 1D
@@ -43,8 +43,8 @@
  * Group membership: a new node on a group face (an edge midpoint, a quadrangle's centre) joins
  * the face's group; every new node of an element joins the element's groups of its dimension.
  *
- * Supported: lines, triangles, quadrangles, tetrahedra, hexahedra, prisms, pyramids (one dimension per
- * mesh), partitions with the element halo (`partition --halo element`, FEM, the default); local
+ * Supported: lines, triangles, quadrangles, tetrahedra, hexahedra, prisms, pyramids (one
+ * dimension per mesh), partitions with the element halo (`partition --halo element`, FEM, the default); local
  * meshes with auxiliary nodes (`--halo edge` partitions) are refused.
  *
  * This header is one level (pm_refine.c); pm_refine_run.h refines several levels with the
@@ -84,10 +84,10 @@ PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
  *  per element (node): 24 bytes a tetrahedron.  Read them with pm_refine_point.  Read-only to
  *  callers. */
 typedef struct pm_refine_points {
-  int32_t n_elems; /* coarse local elements */
-  int stride;      /* entries of node per element: the largest n_refined - n_verts of the cells */
-  int32_t *node;   /* [n_elems*stride] fine local node of each point past the vertices, -1 when
-                      the point is not in the fine mesh */
+  int32_t n_elems;  /* coarse local elements */
+  int stride;       /* entries of node per element: the largest n_refined - n_verts of the cells */
+  int32_t *node;    /* [n_elems*stride] fine local node of each point past the vertices, -1 when
+                       the point is not in the fine mesh */
   int32_t n_coarse; /* coarse local nodes */
   int32_t *vert;    /* [n_coarse] fine local node of each coarse node, -1 when not in it */
   int8_t *variant;  /* [n_elems] the tetrahedron's variant (its inner diagonal), 0 for other cells */

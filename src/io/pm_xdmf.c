@@ -11,8 +11,8 @@
 
 #include "pmesh/pm_error.h"
 
-const char *const pm_xdmf_conn_names[PM_CELL_NTYPES] = {
-    NULL, "lines", "triangles", "quadrangles", "tetrahedra", "hexahedra", "prisms", "pyramids"};
+const char *const pm_xdmf_conn_names[PM_CELL_NTYPES] = {NULL,         "lines",     "triangles", "quadrangles",
+                                                        "tetrahedra", "hexahedra", "prisms",    "pyramids"};
 
 int pm_xdmf_add_field(pm_xdmf_t *x, int step, const char *dset, const char *label, int on_elements, int kind) {
   if (x->nfields == x->fcap) {

@@ -48,7 +48,8 @@ static int find_neib(const pm_local_t *l, int q) {
 }
 
 /* Every element of file `path` is a cell of the partition's dimension (triangles and quadrangles
- * in 2D; tetrahedra, hexahedra and prisms in 3D) and every face one of the dimension below. */
+ * in 2D; tetrahedra, hexahedra, prisms and pyramids in 3D) and every face one of the dimension
+ * below. */
 static int check_cell_dims(const char *path, const pm_meta_t *meta, const pm_local_t *l) {
   for (int32_t e = 0; e < l->n_elems; e++) {
     const pm_cell_t *c = pm_cell_gmsh(l->elem_type[e]);

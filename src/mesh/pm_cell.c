@@ -237,13 +237,13 @@ static const pm_cell_t cells[PM_CELL_NTYPES] = {
                          .n_children = 10,
                          .n_fixed = 10,
                          .n_tet_children = 4,
-                         .child = {{0, 5, 13, 6, 7},     /* the base corners' pyramids */
+                         .child = {{0, 5, 13, 6, 7}, /* the base corners' pyramids */
                                    {5, 1, 8, 13, 9},
                                    {13, 8, 2, 10, 11},
                                    {6, 13, 10, 3, 12},
-                                   {7, 9, 11, 12, 4},    /* below the apex */
-                                   {7, 12, 11, 9, 13},   /* upside down, its apex the base's centre */
-                                   {5, 13, 7, 9},        /* a tetrahedron at each base edge */
+                                   {7, 9, 11, 12, 4},  /* below the apex */
+                                   {7, 12, 11, 9, 13}, /* upside down, its apex the base's centre */
+                                   {5, 13, 7, 9},      /* a tetrahedron at each base edge */
                                    {8, 13, 9, 11},
                                    {10, 13, 11, 12},
                                    {6, 13, 12, 7}}},
@@ -256,9 +256,22 @@ const pm_cell_t *pm_cell_get(pm_cell_type_t type) {
 /* Gmsh's codes of the table's types are small (at most 15): a direct index, since the reader
  * and the boundary derivation ask once per element and per facet. */
 enum { GMSH_CODES = 16 };
-static const int8_t from_gmsh[GMSH_CODES] = {
-    -1, PM_CELL_LINE, PM_CELL_TRI, PM_CELL_QUAD, PM_CELL_TET, PM_CELL_HEX, PM_CELL_PRISM, PM_CELL_PYRAMID, /* 0..7 */
-    -1, -1,           -1,          -1,           -1,          -1,          -1,            PM_CELL_POINT};
+static const int8_t from_gmsh[GMSH_CODES] = {-1,
+                                             PM_CELL_LINE,
+                                             PM_CELL_TRI,
+                                             PM_CELL_QUAD,
+                                             PM_CELL_TET,
+                                             PM_CELL_HEX,
+                                             PM_CELL_PRISM,
+                                             PM_CELL_PYRAMID, /* 0..7 */
+                                             -1,
+                                             -1,
+                                             -1,
+                                             -1,
+                                             -1,
+                                             -1,
+                                             -1,
+                                             PM_CELL_POINT};
 
 int pm_cell_from_gmsh(int gmsh_type) {
   return gmsh_type >= 0 && gmsh_type < GMSH_CODES ? from_gmsh[gmsh_type] : -1;

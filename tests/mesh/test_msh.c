@@ -428,7 +428,8 @@ int main(int argc, char **argv) {
   CHECK(pm_msh_type_nodes(4) == 4 && pm_msh_type_dim(4) == 3);
   CHECK(pm_msh_type_nodes(5) == 8 && pm_msh_type_dim(5) == 3);
   CHECK(pm_msh_type_nodes(6) == 6 && pm_msh_type_dim(6) == 3);
-  CHECK(pm_msh_type_nodes(9) == -1 && pm_msh_type_dim(7) == -1 && pm_msh_type_nodes(11) == -1);
+  CHECK(pm_msh_type_nodes(7) == 5 && pm_msh_type_dim(7) == 3);
+  CHECK(pm_msh_type_nodes(9) == -1 && pm_msh_type_dim(14) == -1 && pm_msh_type_nodes(11) == -1);
   pm_msh_destroy(NULL);
   pm_msh_t *none = NULL;
   pm_msh_destroy(&none);

@@ -174,8 +174,8 @@ static void check_groups(MPI_Comm comm, const pm_mesh_t *m, const pm_local_t *f)
     }
     MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
     int64_t want = group_nodes_expected(m, G);
-    EXPECT(all[0] == want, "group '%s' (dim %d): %lld refined nodes, expected %lld", F->name, G->dim,
-           (long long)all[0], (long long)want);
+    EXPECT(all[0] == want, "group '%s' (dim %d): %lld refined nodes, expected %lld", F->name, G->dim, (long long)all[0],
+           (long long)want);
     EXPECT(all[1] == 4 * G->n_faces, "group '%s': %lld refined faces, expected 4 x %lld", F->name, (long long)all[1],
            (long long)G->n_faces);
   }
