@@ -1,14 +1,16 @@
-# The FEM on tetrahedra, hexahedra and prisms (meshgen boxes on the unit cube), through solve:
+# The FEM on tetrahedra, hexahedra, prisms and pyramids (meshgen boxes on the unit cube), through
+# solve:
 #  (a) Patch test: u = 1 + 2x - 3y + 0.5z (f = 0) with u given on xmin, Neumann fluxes (the
 #      normal derivatives 2, 0.5, -0.5, 3) on xmax, zmax, zmin and ymin, and Robin h = 1,
 #      u_inf = u - 3 on ymax: the linear u is in every cell's space and the face integrals are
 #      exact for linear data, so it is reproduced to 1e-10 (the solver's tolerance) on hexahedra,
-#      tetrahedra, prisms and hexahedra with their interior nodes moved by up to h/10 per
-#      coordinate (not affine; every corner Jacobian stays positive), and with u
+#      tetrahedra, prisms, pyramids (a rational basis that still holds the linear functions), and
+#      hexahedra and pyramids with their interior nodes moved by up to h/10 per coordinate (not
+#      affine: the pyramids' bases no longer planar; every corner Jacobian stays positive), and with u
 #      given on the whole boundary.  Fluxes or face areas off by any factor would show at O(1).
 #  (b) Manufactured u = sin(pi x) sin(pi y) sin(pi z), f = 3 pi^2 u, u = 0 on the boundary, at
 #      n = 5, 9, 17 nodes per side: the discrete L2 error falls as h^2, observed rates
-#      log2(e(h) / e(h/2)) printed and within [1.8, 2.3] for each cell type; the nodal max error
+#      log2(e(h) / e(h/2)) printed and within [1.8, 2.3] for each cell type (pyramids too); the nodal max error
 #      too, its last rate (n = 9 to 17) within 2.0 +- 0.15; at n = 9 CG + AMG gives the solution
 #      CG + Jacobi gives (the same error_max to 1e-8 relative: both are solved to 1e-12).
 #  (c) A solution in x only, u = x^2 (f = -2): u = 0 on xmin, on xmax the flux du/dn = 2 (Neumann)
@@ -22,8 +24,9 @@
 #      gives the same iteration count, error_max, error_l2 and nodal values (--dump-solution),
 #      digit for digit, for np = 1, 2, 3, 4 and 8.
 #  (e) The mixed fixture (hexahedra, prisms and tetrahedra in one conforming mesh,
-#      tests/common/meshes3d/mixed_41.msh): u = x + 2y + 3z (f = 0, u given on the boundary) to
-#      1e-10 with Jacobi and with AMG, at np 1 and 3.
+#      tests/common/meshes3d/mixed_41.msh) and Gmsh's pyramid fixture (hexahedra joined to
+#      tetrahedra by pyramids, pyramid_41.msh): u = x + 2y + 3z (f = 0, u given on the boundary)
+#      to 1e-10 with Jacobi and with AMG, at np 1 and 3.
 . "$PMESH_TESTS/common/work.sh"
 json() { sed -n "s/.*\"$1\": \([^,]*\),.*/\1/p" "$2"; }
 # in_range X LO HI
@@ -41,9 +44,9 @@ run() { "$MPIEXEC" -n "${NP:-2}" "$SOLVE" -p p --no-output --summary s.json "$@"
 
 # (a)
 U='1+2*x-3*y+0.5*z'
-for c in hex: tet:--tet prism:--prism distorted:"" ; do
+for c in hex: tet:--tet prism:--prism pyramid:--pyramid distorted:"" distorted_pyramid:--pyramid; do
   name=${c%%:*}; flag=${c#*:}; pert=""
-  [ "$name" = distorted ] && pert=0.1
+  case $name in distorted*) pert=0.1 ;; esac
   box 6 "$flag" $pert
   run --rtol 1e-13 --source 0 --dirichlet xmin="$U" --neumann xmax=2 --neumann zmax=0.5 --neumann zmin=-0.5 \
     --neumann ymin=3 --robin ymax="1,$U-3" --exact "$U"
@@ -56,7 +59,7 @@ done
 
 # (b)
 S='sin(pi*x)*sin(pi*y)*sin(pi*z)'
-for c in hex: tet:--tet prism:--prism; do
+for c in hex: tet:--tet prism:--prism pyramid:--pyramid; do
   name=${c%%:*}; flag=${c#*:}; prev=""
   for n in 5 9 17; do
     box $n "$flag"
@@ -114,11 +117,13 @@ done
 echo "fem3d: all checks passed"
 
 # (e)
-for np in 1 3; do
-  "$PARTITION" "$PMESH_TESTS/common/meshes3d/mixed_41.msh" $np -o p --quiet || fail "partition mixed np $np"
-  for pc in jacobi amg; do
-    NP=$np run --rtol 1e-13 --precond $pc --source 0 --dirichlet boundary='x+2*y+3*z' --exact 'x+2*y+3*z'
-    e=$(json error_max s.json); echo "(e) mixed np $np $pc: max error $e"
-    below "$e" 1e-10 || fail "(e) mixed mesh, np $np, $pc: the linear solution is off by $e"
+for fixture in mixed pyramid; do
+  for np in 1 3; do
+    "$PARTITION" "$PMESH_TESTS/common/meshes3d/${fixture}_41.msh" $np -o p --quiet || fail "partition $fixture np $np"
+    for pc in jacobi amg; do
+      NP=$np run --rtol 1e-13 --precond $pc --source 0 --dirichlet boundary='x+2*y+3*z' --exact 'x+2*y+3*z'
+      e=$(json error_max s.json); echo "(e) $fixture np $np $pc: max error $e"
+      below "$e" 1e-10 || fail "(e) $fixture mesh, np $np, $pc: the linear solution is off by $e"
+    done
   done
 done

@@ -9,6 +9,11 @@
  *    K = 1/6 [[3,-1,-1,-1], [-1,1,0,0], [-1,0,1,0], [-1,0,0,1]], M = V/20 (1 + delta), F = V/4;
  *  - a right prism over the unit triangle, z in [0, H]: K = Ktri Mz + Mtri Kz, M = Mtri Mz with
  *    Ktri = 1/2 [[2,-1,-1], [-1,1,0], [-1,0,1]], Mtri = 1/24 (1 + delta);
+ *  - the pyramid on [-1,1]^2 at z = 0 with apex (0,0,1) (volume 4/3; Bedrosian's rational basis,
+ *    in the collapsed coordinates a = x/(1-z), b = y/(1-z) the base functions
+ *    (1-z)(1 +- a)(1 +- b)/4 and the apex's z): F = (1/4, 1/4, 1/4, 1/4, 1/3); M = 4/45, 2/45,
+ *    1/45 between a base vertex and itself, its neighbours and the opposite one, 1/20 base-apex,
+ *    2/15 apex-apex; K = 17/54, 1/54, -1/54 likewise, -1/3 base-apex, 4/3 apex-apex;
  *  - a frustum hexahedron (bottom [0,2]^2 at z = 0, top [0.5,1.5]^2 at z = 1; not affine):
  *    the mass sums to its volume h/3 (A1 + A2 + sqrt(A1 A2)) = 7/3, consistent and lumped, lumped
  *    entries positive, K symmetric with rows summing to 0;
@@ -32,7 +37,7 @@
 #include "pmesh/pm_problem.h"
 #include "tu_check.h"
 
-enum { TET = 4, HEX = 5, PRISM = 6, TRI = 2, QUAD = 3 };
+enum { TET = 4, HEX = 5, PRISM = 6, PYRAMID = 7, TRI = 2, QUAD = 3 };
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);
@@ -258,6 +263,32 @@ static void test_prism(void) {
   pm_local_destroy(&l);
 }
 
+static void test_pyramid(void) {
+  const double X[5][3] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}, {0, 0, 1}};
+  pm_local_t *l = make_cell(PYRAMID, 5, X[0]);
+  pm_problem_t *q = problem("1");
+  double K[25], F[5], M[25], ML[5], Kw[25], Mw[25], V = 4.0 / 3;
+  for (int u = 0; u < 5; u++)
+    for (int v = 0; v < 5; v++) {
+      if (u == 4 || v == 4) { /* the apex */
+        Kw[u * 5 + v] = u == v ? 4.0 / 3 : -1.0 / 3;
+        Mw[u * 5 + v] = u == v ? 2.0 / 15 : 1.0 / 20;
+        continue;
+      }
+      int d = (u - v + 4) % 4; /* 0 itself, 1 or 3 a neighbour, 2 opposite */
+      Kw[u * 5 + v] = (d == 0 ? 17.0 : d == 2 ? -1.0 : 1.0) / 54;
+      Mw[u * 5 + v] = (d == 0 ? 4.0 : d == 2 ? 1.0 : 2.0) / 45;
+    }
+  matrices(l, q, K, F, M, ML);
+  expect_dense("pyramid stiffness", K, Kw, 5);
+  expect_dense("pyramid mass", M, Mw, 5);
+  for (int v = 0; v < 5; v++)
+    EXPECT(close_to(F[v], v < 4 ? 0.25 : 1.0 / 3), "pyramid load %d = %g", v, F[v]);
+  expect_sums("pyramid", 5, K, M, ML, V);
+  pm_problem_destroy(&q);
+  pm_local_destroy(&l);
+}
+
 static void test_frustum(void) {
   double X[8][3];
   for (int v = 0; v < 8; v++) {
@@ -380,6 +411,7 @@ int main(void) {
   test_hex();
   test_tet();
   test_prism();
+  test_pyramid();
   test_frustum();
   test_faces();
   test_structure();
