@@ -44,8 +44,8 @@
  * the face's group; every new node of an element joins the element's groups of its dimension.
  *
  * Supported: lines, triangles, quadrangles, tetrahedra, hexahedra, prisms, pyramids (one
- * dimension per mesh), partitions with the element halo (`partition --halo element`, FEM, the default); local
- * meshes with auxiliary nodes (`--halo edge` partitions) are refused.
+ * dimension per mesh), partitions with the element halo (`partition --halo element`, FEM, the
+ * default); local meshes with auxiliary nodes (`--halo edge` partitions) are refused.
  *
  * This header is one level (pm_refine.c); pm_refine_run.h refines several levels with the
  * sizes checked first, and gives a refined partition its metadata and its dump. */
@@ -84,10 +84,10 @@ PM_EXTERN void pm_refine_parents_destroy(pm_refine_parents_t **parents);
  *  per element (node): 24 bytes a tetrahedron.  Read them with pm_refine_point.  Read-only to
  *  callers. */
 typedef struct pm_refine_points {
-  int32_t n_elems;  /* coarse local elements */
-  int stride;       /* entries of node per element: the largest n_refined - n_verts of the cells */
-  int32_t *node;    /* [n_elems*stride] fine local node of each point past the vertices, -1 when
-                       the point is not in the fine mesh */
+  int32_t n_elems; /* coarse local elements */
+  int stride;      /* entries of node per element: the largest n_refined - n_verts of the cells */
+  int32_t *node;   /* [n_elems*stride] fine local node of each point past the vertices, -1 when
+                      the point is not in the fine mesh */
   int32_t n_coarse; /* coarse local nodes */
   int32_t *vert;    /* [n_coarse] fine local node of each coarse node, -1 when not in it */
   int8_t *variant;  /* [n_elems] the tetrahedron's variant (its inner diagonal), 0 for other cells */

@@ -15,7 +15,8 @@
 enum { PM_XDMF_FLOAT64 = 0, PM_XDMF_INT32 = 1, PM_XDMF_INT64 = 2 };
 
 /** Dataset in /mesh of each cell type's connectivity, by pm_cell_type_t ("lines", "triangles",
- *  "quadrangles", "tetrahedra", "hexahedra", "prisms", "pyramids"; NULL for points, never a cell here). */
+ *  "quadrangles", "tetrahedra", "hexahedra", "prisms", "pyramids"; NULL for points, never a cell
+ *  here). */
 extern const char *const pm_xdmf_conn_names[PM_CELL_NTYPES];
 
 typedef struct pm_xdmf_field {

@@ -256,22 +256,11 @@ const pm_cell_t *pm_cell_get(pm_cell_type_t type) {
 /* Gmsh's codes of the table's types are small (at most 15): a direct index, since the reader
  * and the boundary derivation ask once per element and per facet. */
 enum { GMSH_CODES = 16 };
-static const int8_t from_gmsh[GMSH_CODES] = {-1,
-                                             PM_CELL_LINE,
-                                             PM_CELL_TRI,
-                                             PM_CELL_QUAD,
-                                             PM_CELL_TET,
-                                             PM_CELL_HEX,
-                                             PM_CELL_PRISM,
-                                             PM_CELL_PYRAMID, /* 0..7 */
-                                             -1,
-                                             -1,
-                                             -1,
-                                             -1,
-                                             -1,
-                                             -1,
-                                             -1,
-                                             PM_CELL_POINT};
+/* clang-format off */
+static const int8_t from_gmsh[GMSH_CODES] = {
+    -1, PM_CELL_LINE, PM_CELL_TRI, PM_CELL_QUAD, PM_CELL_TET, PM_CELL_HEX, PM_CELL_PRISM, PM_CELL_PYRAMID, /* 0..7 */
+    -1, -1,           -1,          -1,           -1,          -1,          -1,            PM_CELL_POINT};
+/* clang-format on */
 
 int pm_cell_from_gmsh(int gmsh_type) {
   return gmsh_type >= 0 && gmsh_type < GMSH_CODES ? from_gmsh[gmsh_type] : -1;

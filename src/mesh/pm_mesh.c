@@ -154,9 +154,9 @@ typedef struct other {
 
 /* The nodes (new indices, -1 for dropped ones) of raw element e: the converted connectivity of a
  * cell or face, or a lookup for other elements (e.g. points of a 2D mesh) into `conv`. */
-static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, const tag_map_t *tm, const other_t *oth,
-                                   const int64_t *raw2elem, const int64_t *raw2face, int64_t e, int64_t *conv,
-                                   int64_t *nv) {
+static const int64_t *member_nodes(const pm_msh_t *msh, const pm_mesh_t *m, const tag_map_t *tm,
+                                   const other_t *oth, const int64_t *raw2elem, const int64_t *raw2face, int64_t e,
+                                   int64_t *conv, int64_t *nv) {
   if (raw2elem[e] >= 0) {
     *nv = m->elem_ptr[raw2elem[e] + 1] - m->elem_ptr[raw2elem[e]];
     return m->elem_node + m->elem_ptr[raw2elem[e]];

@@ -84,8 +84,7 @@ static int facet_buckets(const pm_mesh_t *m, const facet_tab_t *tab, int64_t **s
   facet_item_t *item = NULL;
   PM_TRY(PM_CALLOC(start, n + 2, "facet buckets"));
   for (int64_t e = 0; e < m->n_elems; e++)
-    for (int f = 0; f < tab[(uint8_t)m->elem_type[e]].n_facets; f++)
-      start[min_node(v, cell_facet(m, tab, e, f, v)) + 2]++;
+    for (int f = 0; f < tab[(uint8_t)m->elem_type[e]].n_facets; f++) start[min_node(v, cell_facet(m, tab, e, f, v)) + 2]++;
   for (int64_t i = 0; i < n; i++) start[i + 2] += start[i + 1];
   PM_TRY(PM_MALLOC(item, start[n + 1] + 1, "facet buckets"));
   for (int64_t e = 0; e < m->n_elems; e++)

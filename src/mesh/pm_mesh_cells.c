@@ -144,7 +144,7 @@ static int prism_positive(const pm_mesh_t *m, int64_t e, const pm_cell_t *c, dou
     double xi[3] = {c->vert[v][0], c->vert[v][1], 0};
     double lo = cell_det(m, e, c, c->vert[v]), mid = cell_det(m, e, c, xi), hi = cell_det(m, e, c, c->vert[v + 3]);
     double a = 0.5 * (hi + lo) - mid, b = 0.5 * (hi - lo); /* q(z) = mid + b z + a z^2 */
-    if (a <= 0 || fabs(b) >= 2 * a) continue;              /* the least value at an end, a corner already checked */
+    if (a <= 0 || fabs(b) >= 2 * a) continue; /* the least value at an end, a corner already checked */
     xi[2] = -b / (2 * a);
     double q = mid + b * xi[2] + a * xi[2] * xi[2];
     if (q <= tol) {
