@@ -1,5 +1,6 @@
 /* pm_mesh_boundary.c - the global mesh's derived faces: the derived group "boundary" (the facets
- * of exactly one cell, outward, from the cell table). */
+ * of exactly one cell, outward, from the cell table), and the checks that cells meet on whole
+ * faces, at most two to a face, from opposite sides (3D). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,34 @@ static void facet_counts(const pm_mesh_t *m, const facet_tab_t *tab, const facet
   }
 }
 
+/* The vertex after the smallest one in facet it's outward order. */
+static int64_t after_smallest(const pm_mesh_t *m, const facet_tab_t *tab, uint32_t it, int before) {
+  int64_t v[PM_CELL_MAX_FACET_VERTS];
+  int nv = cell_facet(m, tab, it / 8, (int)(it % 8), v), lo = 0;
+  for (int a = 1; a < nv; a++) lo = v[a] < v[lo] ? a : lo;
+  return v[(lo + (before ? nv - 1 : 1)) % nv];
+}
+
+/* In 3D, where every cell is positively oriented, the two cells of an inner face see it in
+ * opposite orders (each outward from itself); in the same order, they lie on one side of it and
+ * overlap: a tangled mesh, whose cells have positive volumes and match face to face.  The
+ * positions of the first such face's two cells in one bucket in *one and *two, or -1.  sk holds
+ * the bucket's sorted refs (facet_counts). */
+static void same_side(const pm_mesh_t *m, const facet_tab_t *tab, const facet_item_t *item, int64_t b0,
+                      const facet_ref_t *sk, int64_t nbk, const int64_t *times, int64_t *one, int64_t *two) {
+  *one = *two = -1;
+  for (int64_t r = 0; r + 1 < nbk; r++) {
+    if (times[sk[r].p] != 2 || memcmp(sk[r].key, sk[r + 1].key, sizeof sk[r].key)) continue;
+    uint32_t a = item[b0 + sk[r].p].it, b = item[b0 + sk[r + 1].p].it;
+    if (after_smallest(m, tab, a, 0) != after_smallest(m, tab, b, 1)) {
+      *one = sk[r].p;
+      *two = sk[r + 1].p;
+      return;
+    }
+    r++;
+  }
+}
+
 /* A boundary quadrangle of one bucket that boundary triangles of the same bucket split (a
  * hexahedron or prism against tetrahedra, without the pyramids that would join them): the
  * positions of the quadrangle and of one triangle in *quad and *tri, or -1.  A split always
@@ -239,6 +268,14 @@ static int derive_boundary(pm_mesh_t *m, int keep, int64_t *first, int64_t *coun
                  "tetrahedra)",
                  (long long)m->elem_gid[item[b0 + (quad < 0 ? 0 : quad)].it / 8],
                  (long long)m->elem_gid[item[b0 + (tri < 0 ? 0 : tri)].it / 8]);
+    int64_t one = -1, two = -1;
+    if (m->dim == 3) same_side(m, tab, item, b0, sk, nbk, times, &one, &two);
+    PM_TRY_CHECK(one < 0, PM_ERR_FORMAT,
+                 "elements %lld and %lld lie on the same side of the face they share: they overlap (a tangled "
+                 "mesh, though every cell has a positive volume; the solution on it would be wrong): re-mesh, "
+                 "e.g. with another 3D algorithm or a finer size",
+                 (long long)m->elem_gid[item[b0 + (one < 0 ? 0 : one)].it / 8],
+                 (long long)m->elem_gid[item[b0 + (two < 0 ? 0 : two)].it / 8]);
     for (int64_t p = 0; p < nbk && keep; p++) {
       if (times[p] != 1) continue;
       if (nb == cap) {

@@ -167,11 +167,18 @@ static int check_corners(const pm_mesh_t *m, int64_t e, const pm_cell_t *c, doub
              "positively (a tetrahedron's nodes 1, 2, 3 counter-clockwise seen from node 4), so its files never "
              "hold such a cell",
              (long long)m->elem_gid[e], c->name, det * c->measure);
+    /* Gmsh writes its other cells positively oriented, but its pyramids (the joints between
+     * recombined quadrangles and tetrahedra) can come out flat or inverted on curved surfaces. */
+    const char *why = c->type == PM_CELL_PYRAMID
+                          ? "Gmsh writes such pyramids where it joins recombined quadrangles of a curved surface to "
+                            "tetrahedra: re-mesh finer there, or without Recombine on that surface"
+                          : "Gmsh orients volume cells positively (the determinant > 0 at every corner), so its "
+                            "files never hold such a cell";
     PM_CHECK(0, PM_ERR_FORMAT,
-             "element %lld (a %s) is inverted or degenerate: its Jacobian determinant is %g at its node %d "
-             "(tag %lld); Gmsh orients volume cells positively (the determinant > 0 at every corner), so its "
-             "files never hold such a cell",
-             (long long)m->elem_gid[e], c->name, det, v + 1, (long long)m->node_gid[m->elem_node[m->elem_ptr[e] + v]]);
+             "element %lld (a %s) is inverted or degenerate: its Jacobian determinant is %g at its node %d (tag "
+             "%lld); %s",
+             (long long)m->elem_gid[e], c->name, det, v + 1, (long long)m->node_gid[m->elem_node[m->elem_ptr[e] + v]],
+             why);
   }
   return PM_OK;
 }

@@ -50,6 +50,8 @@ files = {
     # A pyramid listed with its base clockwise seen from its apex: negative at every base corner.
     # (A pyramid cannot fold inside with its base corners positive: its determinant is bilinear.)
     "pyramid_inverted.msh": mesh(CUBE[:4] + [(0.5, 0.5, 1)], [(7, 1, [1, 4, 3, 2, 5])]),
+    # Two positive tetrahedra on the same side of the triangle they share (1 2 3): they overlap.
+    "tangled_two_tets.msh": mesh(TET + [(0.2, 0.2, 0.5)], [(4, 1, [1, 2, 3, 4]), (4, 1, [1, 2, 3, 5])]),
     # Three positive tetrahedra on one triangle (1 2 3): two above it, one below.
     "face_three_cells.msh": mesh(TET + [(0.2, 0.2, -1), (0.3, 0.3, 0.5)],
                                  [(4, 1, [1, 2, 3, 4]), (4, 1, [1, 3, 2, 5]), (4, 1, [1, 2, 3, 6])]),
