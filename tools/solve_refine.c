@@ -90,6 +90,12 @@ int solve_refine(const params_t *p, pm_partition_t *part) {
    * be killed halfway. */
   double spread = 0.0, local = 0.0;
   PM_CALL(order_spread(p, part, &spread, &local));
+  if (spread > 0 && part->rank == 0) /* before the sizes are checked: a refused run gets it too */
+    fprintf(stderr,
+            "%s: note: an element's nodes are %.0f positions apart in the numbering on average (about %.0f in a "
+            "local order: the mesh file's order?); the refined mesh inherits it, which can halve the run's "
+            "speed: partition with --order hilbert (docs/solve.md, \"Refinement\")\n",
+            tool, spread, local);
   double keep = p->exact[0] || p->steps > 0 ? 80.0 : 0.0;
   double run_bytes = keep + (p->precond == PRECOND_MG    ? 120.0
                              : p->precond == PRECOND_AMG ? 150.0
@@ -110,11 +116,5 @@ int solve_refine(const params_t *p, pm_partition_t *part) {
     PM_CALL(pm_partition_refine_points(part, p->refine));
   else
     PM_CALL(pm_partition_refine(part, p->refine, p->precond == PRECOND_MG));
-  if (spread > 0 && part->rank == 0)
-    fprintf(stderr,
-            "%s: note: an element's nodes are %.0f positions apart in the numbering on average (about %.0f in a "
-            "local order: the mesh file's order?); the refined mesh inherits it, which can halve the run's "
-            "speed: partition with --order hilbert (docs/solve.md, \"Refinement\")\n",
-            tool, spread, local);
   return p->dump_local[0] ? pm_partition_dump(part, p->dump_local) : PM_OK;
 }
