@@ -35,17 +35,29 @@ void pm_refine_estimate(const pm_local_t *c, int levels, pm_refine_estimate_t *e
    * are upper estimates; a pyramid's elements grow faster. */
   int dim = local_dim(c), k = levels > 0 ? levels : 0;
   double m = (double)(1 << dim), f = pow(m, k), E = 0, EN = 0;
-  /* A pyramid's descendants: 6 pyramids and 4 tetrahedra a level (1.58 times 8^3 cells at 3). */
-  double pyr = 1, tet = 0;
+  /* Each cell type's descendants after k levels and their vertex entries, by the table's
+   * children and their types (a pyramid's 6 pyramids and 4 tetrahedra: 1.58 times 8^3 cells at
+   * k = 3). */
+  double de[PM_CELL_NTYPES], dn[PM_CELL_NTYPES];
+  for (int t = 0; t < PM_CELL_NTYPES; t++) de[t] = 1, dn[t] = pm_cell_get((pm_cell_type_t)t)->n_verts;
   for (int l = 0; l < k; l++) {
-    tet = 8 * tet + 4 * pyr;
-    pyr *= 6;
+    double ne[PM_CELL_NTYPES], nn[PM_CELL_NTYPES];
+    for (int t = 0; t < PM_CELL_NTYPES; t++) {
+      const pm_cell_t *cell = pm_cell_get((pm_cell_type_t)t);
+      ne[t] = nn[t] = 0;
+      for (int ch = 0; ch < cell->n_children; ch++) {
+        pm_cell_type_t ct = pm_cell_child_type(cell, ch);
+        ne[t] += de[ct];
+        nn[t] += dn[ct];
+      }
+    }
+    memcpy(de, ne, sizeof de);
+    memcpy(dn, nn, sizeof dn);
   }
   for (int32_t e = 0; e < c->n_elems; e++) {
-    const pm_cell_t *t = pm_cell_gmsh(c->elem_type[e]);
-    int pyramid = t && t->type == PM_CELL_PYRAMID, nv = c->elem_ptr[e + 1] - c->elem_ptr[e];
-    E += pyramid ? pyr + tet : f;
-    EN += pyramid ? 5 * pyr + 4 * tet : nv * f;
+    int t = pm_cell_from_gmsh(c->elem_type[e]);
+    E += t >= 0 ? de[t] : f;
+    EN += t >= 0 ? dn[t] : (c->elem_ptr[e + 1] - c->elem_ptr[e]) * f;
   }
   double V = (double)(c->n_total + c->n_aux) * f;
   /* A level: per element type, tag, index, owner, offset and group entry (29 bytes) and 4 per
